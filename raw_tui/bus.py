@@ -1,0 +1,200 @@
+"""The event vocabulary (DECISIONS.md §8) and the async event bus.
+
+One vocabulary for the bus, the saved history and `run --output jsonl`. Every event is a
+msgspec Struct tagged by `type`; `encode(event)` gives one JSON object in one call.
+Events that §8 does not list (`panel_state`, `hooks_reload`, `turn_state`, `notice`) are raw-tui's own
+additions, documented in docs/events.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable, Literal, Union
+
+import msgspec
+
+_UNSET = msgspec.UNSET
+
+
+class Event(msgspec.Struct, tag_field="type", omit_defaults=True, kw_only=True):
+    turn_id: str | msgspec.UnsetType = _UNSET
+
+
+class SessionStart(Event, tag="session_start"):
+    session_id: str
+    agent: str
+
+
+class HookEvent(Event, tag="hook_event"):
+    id: str
+    event: str
+    outcome: Literal["continued", "denied", "error"]
+    duration_ms: int
+    message: str | msgspec.UnsetType = _UNSET
+    code: str | msgspec.UnsetType = _UNSET
+
+
+class UserMessage(Event, tag="user_message"):
+    text: str
+
+
+class AssistantDelta(Event, tag="assistant_delta"):
+    text: str
+
+
+class AssistantText(Event, tag="assistant_text"):
+    text: str
+
+
+class ToolCall(Event, tag="tool_call"):
+    call_id: str
+    identity: str
+    name: str
+    arguments: Any
+    effects: Any | msgspec.UnsetType = _UNSET
+
+
+class ApprovalRequest(Event, tag="approval_request"):
+    call_id: str
+    identity: str
+    name: str
+    arguments: Any
+    effects: Any | msgspec.UnsetType = _UNSET
+    rule: int | msgspec.UnsetType = _UNSET  # index of the rule in tools.rules that asked
+
+
+class ApprovalDecision(Event, tag="approval_decision"):
+    call_id: str
+    allow: bool
+
+
+class ToolResultEvent(Event, tag="tool_result"):
+    call_id: str
+    isError: bool
+    content: list[Any]
+    code: str | msgspec.UnsetType = _UNSET
+    truncated: bool | msgspec.UnsetType = _UNSET
+
+
+class PanelError(msgspec.Struct):
+    code: str
+    message: str
+
+
+class PanelReceipt(Event, tag="panel_receipt"):
+    panel: str
+    owner: str
+    title: str
+    revision: int
+    summary: str
+    op: str
+    source: str
+    error: PanelError | msgspec.UnsetType = _UNSET
+
+
+class InteractionRequest(Event, tag="interaction_request"):
+    request_id: str
+    panel: str
+
+
+class InteractionSettled(Event, tag="interaction_settled"):
+    request_id: str
+    status: str
+
+
+class RunEnd(Event, tag="run_end"):
+    status: Literal["completed", "error", "cancelled", "max_steps"]
+    code: str | msgspec.UnsetType = _UNSET
+    message: str | msgspec.UnsetType = _UNSET
+
+
+# raw-tui additions ------------------------------------------------------------------
+
+class PanelState(Event, tag="panel_state"):
+    """The whole state of one panel after an accepted update: what a UI draws and what a
+    resumed session restores. `document` is None once the panel is closed."""
+
+    panel: str  # full id OWNER#ID
+    owner: str
+    revision: int
+    placement: str
+    document: Any
+
+
+class HooksReload(Event, tag="hooks_reload"):
+    ok: bool
+    message: str
+
+
+class TurnState(Event, tag="turn_state"):
+    """The session's state for a status line: idle, running, cancelling, closing; and the
+    step of the running turn."""
+
+    state: Literal["idle", "running", "cancelling", "closing"]
+    step: int = 0
+    max_steps: int = 0
+
+
+class Notice(Event, tag="notice"):
+    level: Literal["info", "warning", "error"]
+    message: str
+
+
+AnyEvent = Union[
+    SessionStart, HookEvent, UserMessage, AssistantDelta, AssistantText, ToolCall,
+    ApprovalRequest, ApprovalDecision, ToolResultEvent, PanelReceipt, InteractionRequest,
+    InteractionSettled, RunEnd, PanelState, HooksReload, TurnState, Notice,
+]
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(AnyEvent)
+
+
+def encode(event: Event) -> bytes:
+    """One event as one JSON object (no newline)."""
+    return _encoder.encode(event)
+
+
+def decode(data: bytes | str) -> Event:
+    return _decoder.decode(data)
+
+
+def to_builtins(event: Event) -> dict[str, Any]:
+    return msgspec.to_builtins(event)
+
+
+Subscriber = Callable[[Event], None]
+
+
+class Bus:
+    """Publish/subscribe. `publish` never blocks: plain subscribers are called in order
+    (the history store writes here, so nothing published is lost), and every `stream()`
+    consumer gets the event on its own queue."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+        self._queues: list[asyncio.Queue[Event | None]] = []
+
+    def subscribe(self, fn: Subscriber) -> Callable[[], None]:
+        self._subscribers.append(fn)
+        return lambda: self._subscribers.remove(fn) if fn in self._subscribers else None
+
+    def publish(self, event: Event) -> None:
+        for fn in list(self._subscribers):
+            fn(event)
+        for queue in list(self._queues):
+            queue.put_nowait(event)
+
+    async def stream(self):
+        """Async iterator over every event published from now on, until `close()`."""
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._queues.append(queue)
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            self._queues.remove(queue)
+
+    def close(self) -> None:
+        for queue in list(self._queues):
+            queue.put_nowait(None)

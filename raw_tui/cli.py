@@ -1,0 +1,235 @@
+"""The command line (DECISIONS.md §7): argument parsing and the subcommands, no logic of
+its own. Only the bare `raw-tui` (the UI) and `serve` import textual."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="PATH", help="the raw.json to use")
+    common.add_argument("--agent", metavar="NAME", help="the agent to run (default_agent)")
+    common.add_argument("--model", metavar="ALIAS", help="a models alias, or scripted:PATH")
+    common.add_argument("--cwd", metavar="DIR", help="the session's working directory")
+
+    parser = argparse.ArgumentParser(prog="raw-tui", parents=[common],
+                                     description="Run an AI coding agent behind a policy gate.")
+    parser.add_argument("--continue", dest="continue_", action="store_true",
+                        help="reopen the latest session of this directory")
+    parser.add_argument("--resume", metavar="ID", help="reopen a saved session")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", parents=[common], help="one headless run")
+    run.add_argument("prompt", help="the prompt, or - to read it from stdin")
+    run.add_argument("--output", choices=("text", "jsonl"), default="text")
+    run.add_argument("--continue", dest="continue_", action="store_true")
+    run.add_argument("--resume", metavar="ID")
+
+    config = sub.add_parser("config", parents=[common], help="check and list the configuration")
+    config_sub = config.add_subparsers(dest="config_command", metavar="list", required=True)
+    config_list = config_sub.add_parser("list", parents=[common], help="validate and list")
+    config_list.add_argument("--json", action="store_true")
+
+    call = sub.add_parser("call", parents=[common], help="send one tool call through the gate")
+    call.add_argument("tool", metavar="TOOL", help="an identity or a model-facing name")
+    call.add_argument("--args", required=True, metavar="JSON", help="the arguments, as JSON")
+    call.add_argument("--approve", choices=("yes", "no"), help="answer an approval request")
+    call.add_argument("--dry-run", action="store_true", help="stop before the handler")
+
+    hooks = sub.add_parser("hooks", parents=[common], help="develop hooks")
+    hooks_sub = hooks.add_subparsers(dest="hooks_command", metavar="test", required=True)
+    hooks_test = hooks_sub.add_parser("test", parents=[common], help="run one hook once")
+    hooks_test.add_argument("hook_id", metavar="ID")
+    hooks_test.add_argument("--event", required=True)
+    hooks_test.add_argument("--payload", metavar="FILE")
+
+    sessions = sub.add_parser("sessions", parents=[common], help="saved sessions")
+    sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True,
+                                           metavar="list|show|delete")
+    sessions_sub.add_parser("list", parents=[common])
+    show = sessions_sub.add_parser("show", parents=[common])
+    show.add_argument("session_id", metavar="ID")
+    show.add_argument("--output", choices=("jsonl", "text"), default="jsonl")
+    delete = sessions_sub.add_parser("delete", parents=[common])
+    delete.add_argument("session_id", metavar="ID")
+
+    serve = sub.add_parser("serve", parents=[common], help="the UI in a browser on 127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
+    args.cwd_path = cwd
+    try:
+        if args.command == "config":
+            return cmd_config_list(args)
+        if args.command == "call":
+            return cmd_call(args)
+        if args.command == "hooks":
+            return cmd_hooks_test(args)
+        if args.command == "run":
+            from .session.headless import cmd_run
+
+            return cmd_run(args)
+        if args.command == "sessions":
+            from .session.commands import cmd_sessions
+
+            return cmd_sessions(args)
+        if args.command == "serve":
+            from .ui.serve import cmd_serve
+
+            return cmd_serve(args)
+        from .ui.app import cmd_ui
+
+        return cmd_ui(args)
+    except ConfigError as err:
+        print(f"raw-tui: config error: {err.line()}", file=sys.stderr)
+        return EXIT_CONFIG
+    except KeyboardInterrupt:
+        return 130
+
+
+def load(args) -> Any:
+    from .config import load_config
+
+    return load_config(args.config, cwd=args.cwd_path, model_override=args.model)
+
+
+# config list ------------------------------------------------------------------------------
+
+def cmd_config_list(args) -> int:
+    config = load(args)
+    listing = config_listing(config)
+    if args.json:
+        print(json.dumps(listing, indent=2))
+        return EXIT_OK
+    print(f"config: {listing['config']}")
+    print(f"default agent: {listing['default_agent']}")
+    for alias, model in listing["models"].items():
+        extra = " ".join(f"{k}={v}" for k, v in model.items() if k != "method")
+        print(f"model {alias}: {model['method']} {extra}".rstrip())
+    for name, agent in listing["agents"].items():
+        print(f"agent {name}: model {agent['model']}, max_steps {agent['max_steps']}")
+        for tool in agent["tools"]:
+            flag = "" if tool["exposed"] else "  (denied: hidden from the model)"
+            print(f"  tool {tool['identity']} as {tool['name']} {tool['version']}{flag}")
+        for rule in agent["rules"]:
+            when = f" when {json.dumps(rule['when'])}" if rule.get("when") else ""
+            print(f"  rule [{rule['index']}] {rule['match']} -> {rule['effect']}{when}")
+        for hook in agent["hooks"]:
+            events = ", ".join(hook["events"])
+            print(f"  hook {hook['id']}: {events}")
+    return EXIT_OK
+
+
+def config_listing(config) -> dict[str, Any]:
+    """Everything `config list` shows; never a secret (api_key is reported as set or not)."""
+    models = {}
+    for alias, value in config.raw.models.items():
+        model = dict(value)
+        if "api_key" in model:
+            model["api_key"] = "(set)"
+        models[alias] = model
+    agents = {}
+    for name, agent in config.agents.items():
+        exposed = {t.identity for t in agent.model_tools()}
+        agents[name] = {
+            "model": agent.model_alias,
+            "max_steps": agent.config.max_steps,
+            "max_output_bytes": agent.config.max_output_bytes,
+            "tools": [{"identity": t.identity, "name": t.name, "version": t.manifest.version,
+                       "exposed": t.identity in exposed, "folder": str(t.folder)}
+                      for t in agent.tools.tools],
+            "rules": agent.rules.describe(),
+            "hooks": [{"id": h.id, "name": h.name, "folder": str(h.folder),
+                       "events": [s.event for s in h.manifest.subscriptions]} for h in agent.hooks],
+        }
+    default = config.raw.default_agent or next(iter(config.agents), None)
+    return {"config": config.label, "default_agent": default, "models": models,
+            "agents": agents}
+
+
+# call -----------------------------------------------------------------------------------
+
+def cmd_call(args) -> int:
+    config = load(args)
+    agent = config.agent(args.agent)
+    try:
+        arguments = json.loads(args.args)
+    except json.JSONDecodeError as err:
+        print(f"raw-tui: --args is not JSON: line {err.lineno} column {err.colno}: {err.msg}",
+              file=sys.stderr)
+        return EXIT_CONFIG
+    report = asyncio.run(_call(agent, config, args, arguments))
+    print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    if report.outcome in ("ran", "would_run") and not report.result.isError:
+        return EXIT_OK
+    return EXIT_ERROR
+
+
+async def _call(agent, config, args, arguments):
+    from .approval import FixedApprover
+    from .bus import Bus
+    from .tools.dispatch import Dispatcher
+
+    bus = Bus()
+    approver = FixedApprover(args.approve == "yes") if args.approve else None
+    hooks = _hook_dispatcher(agent, bus, str(args.cwd_path))
+    panels = _panel_host(bus)
+    dispatcher = Dispatcher(agent, bus=bus, cwd=str(args.cwd_path), hooks=hooks,
+                            approver=approver, panels=panels, interactions=None)
+    try:
+        return await dispatcher.dispatch(args.tool, arguments, call_id="call_cli",
+                                         dry_run=args.dry_run)
+    finally:
+        close = getattr(hooks, "close", None)
+        if close:
+            await _maybe_await(close())
+
+
+async def _maybe_await(value):
+    if asyncio.iscoroutine(value):
+        await value
+
+
+def _hook_dispatcher(agent, bus, cwd):
+    if not len(agent.hooks):
+        return None
+    from .hooks import HookDispatcher
+
+    return HookDispatcher(agent.hooks, bus, cwd=cwd, agent_id=agent.name,
+                          session_id="cli")
+
+
+def _panel_host(bus):
+    from .panels.host import PanelHost
+
+    return PanelHost(bus)
+
+
+# hooks test -------------------------------------------------------------------------------
+
+def cmd_hooks_test(args) -> int:
+    from .hooks.cli import hooks_test
+
+    config = load(args)
+    agent = config.agent(args.agent)
+    return hooks_test(agent.hooks, args.hook_id, args.event, args.payload,
+                      cwd=str(args.cwd_path), agent_id=agent.name)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

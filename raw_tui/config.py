@@ -1,0 +1,228 @@
+"""raw.json (DECISIONS.md §1): find it, parse it strictly, resolve every id it names.
+
+Loading checks the whole configuration — tools, rules and their bindings to tool schemas,
+hook manifests — and never runs a hook or a tool. Every error is a `ConfigError` naming the
+file and the JSON path; commands exit 2 on it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from .errors import ConfigError, json_path
+from .jsonstrict import convert, load_file
+from .paths import config_home
+
+DEMO_DIR = Path(__file__).parent / "demo"
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+
+class _Strict(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    pass
+
+
+class ModelConfig(_Strict):
+    method: Literal["openai-chat-completions", "anthropic-messages", "scripted"]
+    model_id: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api_key: str | None = None
+    provider: str | None = None
+    context_window_tokens: int | None = None
+    script: str | None = None
+    request_timeout_ms: int = 120000
+    max_tokens: int | None = None
+
+
+class ToolsConfig(_Strict):
+    use: list[str]
+    rules: list[Any] = msgspec.field(default_factory=list)
+
+
+class HooksConfig(_Strict):
+    use: list[str] = msgspec.field(default_factory=list)
+
+
+class CompactConfig(_Strict):
+    trigger_tokens: int | None = None  # compact before a request when the context passes this
+    keep_turns: int = 2  # recent turns kept as they are
+
+
+class AgentConfig(_Strict):
+    model: str
+    tools: ToolsConfig
+    hooks: HooksConfig = msgspec.field(default_factory=HooksConfig)
+    system_prompt: str | None = None
+    system_prompt_file: str | None = None
+    max_steps: int = 25
+    max_output_bytes: int = 8192
+    compact: CompactConfig | None = None
+
+
+class UiConfig(_Strict):
+    keymap: dict[str, str] = msgspec.field(default_factory=dict)
+    cursor_blink: bool = False
+    animations: bool = False
+
+
+class RawConfig(_Strict):
+    models: dict[str, Any]
+    agents: dict[str, Any]
+    default_agent: str | None = None
+    mcp: dict[str, Any] = msgspec.field(default_factory=dict)
+    ui: UiConfig = msgspec.field(default_factory=UiConfig)
+
+
+@dataclass
+class Agent:
+    """One agent, resolved: its model, exposed tools, rules bound to them, hooks loaded."""
+
+    name: str
+    config: AgentConfig
+    model_alias: str
+    model: ModelConfig
+    tools: Any  # tools.registry.ExposedTools
+    rules: Any  # policy.RuleSet
+    hooks: Any  # hooks.HookSet
+    system_prompt: str | None = None
+
+    def model_tools(self) -> list[Any]:
+        """Tools the model may see: exposed and not denied outright, in tools.use order."""
+        return [t for t in self.tools.tools if self.rules.unconditional(t.identity)[0] != "deny"]
+
+
+@dataclass
+class Config:
+    file: Path | None  # None for the built-in demo
+    dir: Path  # where agent/ tools and hooks resolve
+    raw: RawConfig
+    agents: dict[str, Agent] = field(default_factory=dict)
+    is_demo: bool = False
+
+    @property
+    def label(self) -> str:
+        return str(self.file) if self.file else "(built-in demo)"
+
+    def agent(self, name: str | None = None) -> Agent:
+        name = name or self.raw.default_agent or next(iter(self.agents), None)
+        if name is None or name not in self.agents:
+            known = ", ".join(self.agents) or "none"
+            raise ConfigError(f"unknown agent {name!r} (agents: {known})", file=self.label,
+                              path="default_agent")
+        return self.agents[name]
+
+
+def find_config(explicit: str | None, cwd: Path) -> tuple[Path | None, bool]:
+    """(path, is_demo): --config, ./raw.json, $XDG_CONFIG_HOME/raw/config.json, the demo."""
+    if explicit:
+        path = Path(explicit)
+        if not path.is_absolute():
+            path = cwd / path
+        if not path.is_file():
+            raise ConfigError("no such config file", file=str(path))
+        return path, False
+    for path in (cwd / "raw.json", config_home() / "config.json"):
+        if path.is_file():
+            return path, False
+    return DEMO_DIR / "raw.json", True
+
+
+def load_config(explicit: str | None = None, *, cwd: Path | None = None,
+                model_override: str | None = None) -> Config:
+    cwd = cwd or Path.cwd()
+    path, is_demo = find_config(explicit, cwd)
+    label = "(built-in demo)" if is_demo else str(path)
+    data = load_file(path, max_bytes=MAX_CONFIG_BYTES, label=label)
+    if not isinstance(data, dict):
+        raise ConfigError("must be a JSON object", file=label)
+    raw = convert(data, RawConfig, where=[], file=label)
+    config = Config(file=None if is_demo else path, dir=path.parent, raw=raw, is_demo=is_demo)
+    models = {alias: _model(alias, value, label) for alias, value in raw.models.items()}
+    if model_override and model_override.startswith("scripted:"):
+        script = str((cwd / model_override[len("scripted:"):]).resolve())
+        models[model_override] = ModelConfig(method="scripted", script=script)
+    elif model_override and model_override not in models:
+        raise ConfigError(f"--model {model_override!r}: not a model alias of this config",
+                          file=label, path="models")
+    from .tools.registry import ToolCache
+
+    cache = ToolCache()
+    for name, value in raw.agents.items():
+        config.agents[name] = _agent(name, value, models, config, cache, model_override)
+    if raw.default_agent is not None and raw.default_agent not in config.agents:
+        raise ConfigError(f"unknown agent {raw.default_agent!r}", file=label, path="default_agent")
+    return config
+
+
+def _model(alias: str, value: Any, file: str) -> ModelConfig:
+    where = ["models", alias]
+    model = convert(value, ModelConfig, where=where, file=file)
+    if model.method == "scripted" and not model.script:
+        raise ConfigError("scripted models need a script", file=file,
+                          path=json_path(where + ["script"]))
+    if model.method != "scripted" and not model.model_id:
+        raise ConfigError(f"{model.method} models need model_id", file=file,
+                          path=json_path(where + ["model_id"]))
+    if model.request_timeout_ms <= 0:
+        raise ConfigError("must be positive", file=file,
+                          path=json_path(where + ["request_timeout_ms"]))
+    return model
+
+
+def _agent(name: str, value: Any, models: dict[str, ModelConfig], config: Config, cache,
+           model_override: str | None) -> Agent:
+    from .hooks.load import load_hooks
+    from .policy import RuleSet
+    from .tools.registry import ExposedTools, tool_folder
+
+    file = config.label
+    where: list[str | int] = ["agents", name]
+    agent = convert(value, AgentConfig, where=where, file=file)
+    if agent.model not in models:
+        raise ConfigError(f"unknown model alias {agent.model!r}", file=file,
+                          path=json_path(where + ["model"]))
+    alias = model_override or agent.model
+    if agent.max_steps < 1:
+        raise ConfigError("must be at least 1", file=file, path=json_path(where + ["max_steps"]))
+    if agent.max_output_bytes < 256:
+        raise ConfigError("must be at least 256", file=file,
+                          path=json_path(where + ["max_output_bytes"]))
+    if agent.system_prompt is not None and agent.system_prompt_file is not None:
+        raise ConfigError("system_prompt and system_prompt_file exclude each other", file=file,
+                          path=json_path(where + ["system_prompt_file"]))
+    tools = []
+    seen_names: dict[str, str] = {}
+    for i, identity in enumerate(agent.tools.use):
+        at = json_path(where + ["tools", "use", i])
+        if identity in (t.identity for t in tools):
+            raise ConfigError(f"duplicate tool {identity!r}", file=file, path=at)
+        folder = tool_folder(identity, config_dir=config.dir, where=at, file=file)
+        spec = cache.get(identity, folder)
+        if spec.name in seen_names:
+            raise ConfigError(f"{identity} and {seen_names[spec.name]} have the same name "
+                              f"{spec.name!r}", file=file, path=at)
+        seen_names[spec.name] = identity
+        tools.append(spec)
+    exposed = ExposedTools(tools)
+    rules = RuleSet.parse(agent.tools.rules, where=where + ["tools", "rules"], file=file)
+    rules.bind(exposed.by_identity, where=where + ["tools", "rules"], file=file)
+    hooks = load_hooks(agent.hooks.use, config_dir=config.dir, tools=exposed.by_identity,
+                       where=where + ["hooks", "use"], file=file)
+    system_prompt = agent.system_prompt
+    if agent.system_prompt_file is not None:
+        prompt_path = config.dir / agent.system_prompt_file
+        try:
+            system_prompt = prompt_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise ConfigError(f"cannot read {prompt_path}: {err}", file=file,
+                              path=json_path(where + ["system_prompt_file"])) from None
+    model = models[alias]
+    if model.method == "scripted" and model.script and not os.path.isabs(model.script):
+        model = msgspec.structs.replace(model, script=str(config.dir / model.script))
+    return Agent(name=name, config=agent, model_alias=alias, model=model, tools=exposed,
+                 rules=rules, hooks=hooks, system_prompt=system_prompt)

@@ -1,0 +1,1 @@
+"""Manifests and documents of the contract, with their validation."""

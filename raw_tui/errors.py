@@ -1,0 +1,91 @@
+"""Errors are values with codes. Every code of the contract lives here, once."""
+
+from __future__ import annotations
+
+# Dispatch (DECISIONS.md §3)
+TOOL_NOT_EXPOSED = "tool_not_exposed"
+TOOL_DENIED = "tool_denied"
+INVALID_ARGUMENTS = "invalid_arguments"
+INVALID_EFFECTS = "invalid_effects"
+EFFECTS_ERROR = "effects_error"
+HOOK_DENIED = "hook_denied"
+HOOK_ERROR = "hook_error"
+APPROVAL_REQUIRED = "approval_required"
+APPROVAL_DENIED = "approval_denied"
+APPROVAL_ERROR = "approval_error"
+TOOL_ERROR = "tool_error"
+CANCELLED = "cancelled"
+
+# Panels (DECISIONS.md §5)
+PANEL_INVALID = "panel_invalid"
+PANEL_TOO_LARGE = "panel_too_large"
+PANEL_UNDECLARED = "panel_undeclared"
+PANEL_NOT_OWNED = "panel_not_owned"
+PANEL_UNKNOWN = "panel_unknown"
+PANEL_REVISION_CONFLICT = "panel_revision_conflict"
+PANEL_RATE_LIMITED = "panel_rate_limited"
+PANEL_LIMIT = "panel_limit"
+PANEL_CLOSED_CONTEXT = "panel_closed_context"
+
+# Interactions (DECISIONS.md §6)
+INTERACTION_INVALID = "interaction_invalid"
+INTERACTION_UNAVAILABLE = "interaction_unavailable"
+INTERACTION_CONFLICT = "interaction_conflict"
+
+# Hook runner failures (DECISIONS.md §4)
+HOOK_SPAWN = "spawn"
+HOOK_TIMEOUT = "timeout"
+HOOK_EXIT = "exit"
+HOOK_INVALID_OUTPUT = "invalid_output"
+HOOK_OUTPUT_TOO_LARGE = "output_too_large"
+HOOK_INPUT_TOO_LARGE = "input_too_large"
+HOOK_ABORTED = "aborted"
+
+# write_file
+PATCH_REPEATED_TARGET = "patch_repeated_target"
+
+# Model providers (raw_tui/models): a request failed (HTTP status, connection, timeout, garbage)
+MODEL_ERROR = "model_error"
+
+
+class RawError(Exception):
+    """An error with a contract code and a one-line message."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ConfigError(Exception):
+    """A configuration error: names the file and the JSON path. Commands exit 2 on it."""
+
+    def __init__(self, message: str, *, file: str | None = None, path: str = "") -> None:
+        self.file = file
+        self.path = path
+        self.detail = message
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        where = ""
+        if self.file:
+            where = f"{self.file}: "
+        if self.path:
+            where += f"{self.path}: "
+        return f"{where}{self.detail}"
+
+
+def json_path(parts: list[str | int] | tuple[str | int, ...]) -> str:
+    """Render a path as `agents.coder.tools.rules[2].when.any`."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif out:
+            out += f".{part}"
+        else:
+            out = str(part)
+    return out

@@ -1,0 +1,62 @@
+"""What a hook answers on stdout (001 "Protocol", DECISIONS.md §4).
+
+- empty stdout (whitespace only) → continue;
+- else exactly one JSON object with only `decision` (`continue` | `deny`, gate events only),
+  `reason` (≤1024 bytes) and `message` (≤512 bytes, shown to the user).
+Anything else is `invalid_output`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import msgspec
+
+MAX_REASON_BYTES = 1024
+MAX_MESSAGE_BYTES = 512
+
+
+class _ResponseJson(msgspec.Struct, forbid_unknown_fields=True):
+    decision: Literal["continue", "deny"] | msgspec.UnsetType = msgspec.UNSET
+    reason: str | msgspec.UnsetType = msgspec.UNSET
+    message: str | msgspec.UnsetType = msgspec.UNSET
+
+
+_decoder = msgspec.json.Decoder(_ResponseJson)
+
+
+@dataclass(frozen=True)
+class Response:
+    decision: str  # "continue" | "deny"
+    reason: str | None = None
+    message: str | None = None
+
+
+class InvalidOutput(ValueError):
+    """stdout is not a valid response; `str()` says why."""
+
+
+def parse_response(stdout: bytes, *, gate: bool) -> Response:
+    """Parse a hook's stdout for a gate event (`gate`) or a notification event."""
+    if not stdout.strip():
+        return Response("continue")
+    try:
+        doc = _decoder.decode(stdout)
+    except msgspec.DecodeError as exc:  # ValidationError is a DecodeError
+        raise InvalidOutput(str(exc)) from None
+    if doc.decision is not msgspec.UNSET and not gate:
+        raise InvalidOutput("decision is allowed only on UserPromptSubmit and PreToolUse")
+    reason = _bounded(doc.reason, "reason", MAX_REASON_BYTES)
+    message = _bounded(doc.message, "message", MAX_MESSAGE_BYTES)
+    decision = "continue" if doc.decision is msgspec.UNSET else doc.decision
+    return Response(decision, reason, message)
+
+
+def _bounded(value: str | msgspec.UnsetType, field: str, limit: int) -> str | None:
+    if value is msgspec.UNSET:
+        return None
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise InvalidOutput(f"{field} is longer than {limit} bytes ({size})")
+    return value

@@ -1,0 +1,153 @@
+"""POST a JSON request, read a server-sent event stream back; every failure one line.
+
+Shared by the two HTTP providers. One `httpx.AsyncClient` per request (creating one costs
+about 0.2 ms with the cached TLS context), so a cancelled or failed request leaves nothing
+open: leaving the `async with` closes the response, its connection and the client.
+`request_timeout_ms` bounds connecting and every wait for data (httpx's per-read timeout), so
+a stalled stream fails after that long without data, while a long, live stream runs on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import ssl
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator
+
+import httpx
+import msgspec
+
+from .base import ModelError, one_line
+from .sse import SSEEvent, iter_sse
+
+ERROR_BODY_LIMIT = 64 * 1024
+
+_tls: ssl.SSLContext | None = None
+
+
+def tls_context() -> ssl.SSLContext:
+    global _tls
+    if _tls is None:
+        _tls = httpx.create_ssl_context()
+    return _tls
+
+
+def resolve_api_key(name: str, api_key: str | None, api_key_env: str | None) -> str | None:
+    """The key itself, else the named environment variable's value; None when neither is
+    configured (local servers need none)."""
+    if api_key:
+        return api_key
+    if api_key_env:
+        value = os.environ.get(api_key_env)
+        if not value:
+            raise ModelError(f"{name}: environment variable {api_key_env} is not set", kind="auth")
+        return value
+    return None
+
+
+def error_detail(body: bytes, reason: str) -> str:
+    """The provider's own message from an error body: `{"error": {"message": ...}}`
+    (OpenAI, Anthropic), `{"error": "..."}` (Ollama), `{"message"|"detail": ...}`, or the text."""
+    text = body.decode("utf-8", errors="replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text or reason
+    message: Any = None
+    if isinstance(data, dict):
+        err = data.get("error")
+        if isinstance(err, dict):
+            message = err.get("message") or err.get("type")
+        elif isinstance(err, str):
+            message = err
+        else:
+            message = data.get("message") or data.get("detail")
+    if isinstance(message, str) and message.strip():
+        return message
+    return text or reason
+
+
+async def read_capped(response: httpx.Response) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= ERROR_BODY_LIMIT:
+            break
+    return b"".join(chunks)
+
+
+def origin(url: str) -> str:
+    try:
+        parsed = httpx.URL(url)
+        return f"{parsed.host}:{parsed.port}" if parsed.port else parsed.host
+    except Exception:
+        return url
+
+
+@asynccontextmanager
+async def open_sse(
+    name: str, url: str, headers: dict[str, str], body: Any, timeout_ms: int
+) -> AsyncIterator[AsyncIterator[SSEEvent]]:
+    """`async with open_sse(...) as events: async for event in events: ...`
+
+    Raises ModelError for an HTTP error status (with the provider's message), a refused or
+    dropped connection, a timeout, and a body that is not an event stream."""
+    where = origin(url)
+    started = False
+    try:
+        async with httpx.AsyncClient(verify=tls_context(), timeout=timeout_ms / 1000) as client:
+            request_headers = {
+                "content-type": "application/json",
+                "accept": "text/event-stream",
+                **headers,
+            }
+            content = msgspec.json.encode(body)
+            async with client.stream("POST", url, headers=request_headers, content=content) as response:
+                started = True
+                await check_response(name, response)
+                yield iter_sse(response.aiter_lines())
+    except ModelError:
+        raise
+    except httpx.ConnectTimeout:
+        raise ModelError(f"{name}: timed out after {timeout_ms} ms connecting to {where}", kind="timeout") from None
+    except httpx.TimeoutException:
+        raise ModelError(f"{name}: timed out after {timeout_ms} ms waiting for {where}", kind="timeout") from None
+    except httpx.ConnectError as exc:
+        raise ModelError(f"{name}: cannot connect to {where}: {describe(exc)}", kind="connect") from None
+    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+        what = "connection dropped mid-stream" if started else "connection closed before a response"
+        raise ModelError(f"{name}: {what} from {where}: {describe(exc)}", kind="dropped") from None
+    except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+        raise ModelError(f"{name}: invalid URL {url!r}: {describe(exc)}", kind="connect") from None
+    except httpx.HTTPError as exc:
+        raise ModelError(f"{name}: request to {where} failed: {describe(exc)}", kind="protocol") from None
+
+
+async def check_response(name: str, response: httpx.Response) -> None:
+    status = response.status_code
+    if status >= 400:
+        body = await read_capped(response)
+        detail = error_detail(body, response.reason_phrase or "error")
+        raise ModelError(f"{name}: HTTP {status}: {detail}", kind="http", status=status)
+    content_type = response.headers.get("content-type", "")
+    if content_type.startswith("application/json"):
+        body = await read_capped(response)
+        detail = error_detail(body, "")
+        raise ModelError(
+            f"{name}: expected an event stream, got {content_type}: {detail}", kind="protocol", status=status
+        )
+
+
+def describe(exc: BaseException) -> str:
+    return one_line(str(exc), 200) or type(exc).__name__
+
+
+def decode_json(name: str, data: str) -> Any:
+    """One event's JSON payload; garbage is a one-line ModelError."""
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise ModelError(f"{name}: invalid JSON in stream: {one_line(data, 120)}", kind="protocol") from None

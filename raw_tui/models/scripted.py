@@ -1,0 +1,211 @@
+"""`scripted` (DECISIONS.md §9): a model that replays a JSONL script.
+
+Each model request takes the next line, `{"text"?: str, "tool_calls"?: [{"name",
+"arguments", "id"?}]}`; when the script runs out the model answers with empty text (no
+deltas) and the turn ends. The text streams word by word, whitespace kept, so the deltas
+concatenate to the text exactly.
+
+Decisions where §9 is silent:
+- The whole script is read and checked when the provider is made (`load_script`), so
+  `config list` reports a bad line before anything runs: a ConfigError `FILE:LINE: ...`
+  for invalid JSON, a duplicate or unknown key, a wrong type. Blank lines are skipped
+  (they still count for line numbers).
+- `arguments` is a JSON object, or a string holding the arguments' JSON text as a model
+  would send it: a string that is not a JSON object gives a call with `raw_arguments`
+  (so a script can exercise `invalid_arguments`).
+- A call without `id` gets `call_<n>`, n counting every tool call of the script from 1 in
+  order: ids are the same on every replay and after a resume.
+- A line is consumed when a request starts (a cancelled request does not replay it).
+  `position` (0-based index of the next line) can be read and set, so a resumed session
+  can continue where it was.
+- The scripted model reports no Usage. `delay_ms` (default 0) paces the deltas.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import msgspec
+
+from ..errors import ConfigError
+from .base import (
+    METHOD_SCRIPTED,
+    STOP_END_TURN,
+    STOP_TOOL_USE,
+    Done,
+    Message,
+    StreamItem,
+    TextDelta,
+    ToolCallRequest,
+    ToolDefinition,
+    spec_path,
+    tool_call_from_json,
+)
+
+WORD = re.compile(r"\s*\S+\s*|\s+")  # our own fixed pattern, not user-supplied
+
+
+class ScriptCall(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    arguments: Any
+    id: str | None = None
+
+
+class ScriptLine(msgspec.Struct, forbid_unknown_fields=True):
+    text: str = ""
+    tool_calls: list[ScriptCall] = msgspec.field(default_factory=list)
+
+
+class ScriptStep(msgspec.Struct, frozen=True):
+    """One model response of the script."""
+
+    text: str
+    tool_calls: tuple[ToolCallRequest, ...]
+
+
+def load_script(path: str | Path) -> list[ScriptStep]:
+    """Read and check a JSONL script. Raises ConfigError naming `FILE:LINE`."""
+    try:
+        content = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"cannot read script: {detail}", file=str(path)) from None
+    entries: list[tuple[str, Any]] = []
+    for number, line in enumerate(content.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            value = json.loads(line, object_pairs_hook=reject_duplicates)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"not valid JSON: {exc.msg} at column {exc.colno}", file=where) from None
+        except ValueError as exc:  # a duplicate key
+            raise ConfigError(str(exc), file=where) from None
+        entries.append((where, value))
+    return build_steps(entries)
+
+
+def script_from_list(lines: list[Any], name: str = "<script>") -> list[ScriptStep]:
+    """An inline script (tests): the same checks, lines numbered from 1."""
+    return build_steps([(f"{name}:{n}", value) for n, value in enumerate(lines, start=1)])
+
+
+def reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def build_steps(entries: list[tuple[str, Any]]) -> list[ScriptStep]:
+    steps: list[ScriptStep] = []
+    counter = 0
+    for where, value in entries:
+        line = convert_line(where, value)
+        calls = []
+        for index, call in enumerate(line.tool_calls):
+            counter += 1
+            calls.append(make_call(where, index, call, call.id or f"call_{counter}"))
+        steps.append(ScriptStep(text=line.text, tool_calls=tuple(calls)))
+    return steps
+
+
+def convert_line(where: str, value: Any) -> ScriptLine:
+    if not isinstance(value, dict):
+        raise ConfigError("a script line must be a JSON object", file=where)
+    try:
+        return msgspec.convert(value, ScriptLine)
+    except msgspec.ValidationError as exc:
+        detail, _, at = str(exc).partition(" - at `$")
+        raise ConfigError(detail, file=where, path=at.rstrip("`").lstrip(".")) from None
+
+
+def make_call(where: str, index: int, call: ScriptCall, call_id: str) -> ToolCallRequest:
+    if isinstance(call.arguments, dict):
+        return ToolCallRequest(id=call_id, name=call.name, arguments=call.arguments)
+    if isinstance(call.arguments, str):
+        return tool_call_from_json(call_id, call.name, call.arguments)
+    raise ConfigError(
+        "arguments must be an object (or a string of JSON text)",
+        file=where,
+        path=f"tool_calls[{index}].arguments",
+    )
+
+
+def words(text: str) -> list[str]:
+    """Word-by-word pieces that concatenate to `text`."""
+    return WORD.findall(text)
+
+
+class ScriptedModel:
+    name = METHOD_SCRIPTED
+
+    def __init__(self, steps: list[ScriptStep], *, delay_ms: int = 0, source: str = "<script>") -> None:
+        self.steps = list(steps)
+        self.delay_ms = delay_ms
+        self.source = source
+        self._position = 0
+
+    def __repr__(self) -> str:
+        return f"ScriptedModel(source={self.source!r}, position={self._position}/{len(self.steps)})"
+
+    @classmethod
+    def from_spec(cls, spec: Any) -> ScriptedModel:
+        script = getattr(spec, "script", None)
+        if script is None or script == "":
+            raise ConfigError(f"script is required for method {METHOD_SCRIPTED}", path=spec_path(spec, "script"))
+        if isinstance(script, list):
+            return cls(script_from_list(script))
+        return cls(load_script(script), source=str(script))
+
+    @classmethod
+    def from_path(cls, path: str | Path, *, delay_ms: int = 0) -> ScriptedModel:
+        return cls(load_script(path), delay_ms=delay_ms, source=str(path))
+
+    @classmethod
+    def from_list(cls, lines: list[Any], *, delay_ms: int = 0) -> ScriptedModel:
+        return cls(script_from_list(lines), delay_ms=delay_ms)
+
+    @property
+    def position(self) -> int:
+        """Index of the next line to replay (== len(steps) when exhausted)."""
+        return self._position
+
+    @position.setter
+    def position(self, value: int) -> None:
+        if not 0 <= value <= len(self.steps):
+            raise ValueError(f"script position {value} is outside 0..{len(self.steps)}")
+        self._position = value
+
+    @property
+    def exhausted(self) -> bool:
+        return self._position >= len(self.steps)
+
+    def next_step(self) -> ScriptStep:
+        if self.exhausted:
+            return ScriptStep(text="", tool_calls=())
+        step = self.steps[self._position]
+        self._position += 1
+        return step
+
+    async def stream(
+        self,
+        messages: list[Message],
+        tools: list[ToolDefinition],
+        *,
+        system: str | None = None,
+    ) -> AsyncIterator[StreamItem]:
+        step = self.next_step()
+        for piece in words(step.text):
+            await asyncio.sleep(self.delay_ms / 1000)
+            yield TextDelta(piece)
+        for call in step.tool_calls:
+            yield copy.deepcopy(call)  # the consumer may keep or change it; a replay stays intact
+        yield Done(STOP_TOOL_USE if step.tool_calls else STOP_END_TURN)

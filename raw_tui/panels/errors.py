@@ -1,0 +1,33 @@
+"""Panel errors: a code of DECISIONS.md §5 and a message that points at the field."""
+
+from __future__ import annotations
+
+from ..errors import PANEL_INVALID, RawError
+
+
+class PanelError(RawError):
+    """A rejected panel update (`code` is one of the panel_* codes)."""
+
+
+class Invalid(Exception):
+    """A document, block or patch that breaks a rule; `at` is the path inside what was sent.
+
+    Becomes `PanelError(panel_invalid, "/blocks/0/items/0/oops: unknown field")`."""
+
+    def __init__(self, at: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.at = at
+        self.message = message
+
+    def pointer(self) -> str:
+        return pointer(self.at)
+
+    def as_panel_error(self) -> PanelError:
+        return PanelError(PANEL_INVALID, f"{self.pointer()}: {self.message}")
+
+
+def pointer(at: tuple[str | int, ...] | list[str | int]) -> str:
+    """A JSON pointer (RFC 6901); the root is `/`."""
+    if not at:
+        return "/"
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in at)

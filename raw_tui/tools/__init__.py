@@ -1,0 +1,1 @@
+"""Tools: manifests, the registry, and dispatch (the seven steps)."""

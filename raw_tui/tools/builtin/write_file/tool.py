@@ -1,0 +1,322 @@
+"""builtin/write_file: change files by a list of operations or by a patch (DECISIONS.md §3).
+
+Arguments: exactly one of
+
+- `operations`: 1–16 objects, each `{mode, path, ..., expected_sha256?}` where `mode` names
+  the operation (the contract's "each with `mode`"):
+    `overwrite {path, content}`  the file becomes `content` (created if missing);
+    `append {path, content}`     `content` is added at the end (created if missing);
+    `replace_text {path, old_text, new_text}`  `old_text` must occur exactly once;
+    `replace_lines {path, start_line, end_line, content}`  lines start..end (1-based,
+        inclusive, counted as read_file numbers them) become `content`; `end_line =
+        start_line - 1` inserts before `start_line`; empty `content` deletes the lines.
+  `expected_sha256` (hex) must equal the SHA-256 of the file as that operation finds it
+  (after earlier operations of the same call); a missing file never matches.
+- `patch`: a string in the `*** Begin Patch` grammar (raw_tui.tools.patch).
+
+Paths are relative to `ctx.cwd` or absolute. Parent directories are created. A file that
+exists keeps its permission bits; a new one gets 0666 & ~umask. Writing to a symbolic link
+writes the file it points to; deleting one deletes the link.
+
+The call is all-or-nothing as far as the filesystem allows: every new content is computed and
+every check made (hashes, old_text, hunks, files to update or delete exist) before anything
+is written; then every file is written to a temp file beside it and fsynced, the temps are
+renamed into place, and deletions come last. A failure before the renames changes nothing.
+
+Effects (`condition_sources: ["effects"]`): `{files: [{path, operation}]}`, at most 128; paths
+absolute and lexically normalized against `ctx.cwd` (symlinks not resolved), first-seen
+order, the same path and operation once. The same target twice in one patch (compared
+lexically as written in `validate_args`, as absolute paths in `describe_effects` and the
+handler) is `patch_repeated_target`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from raw_tui.errors import CANCELLED, EFFECTS_ERROR, TOOL_ERROR, RawError
+from raw_tui.tools import fsatomic
+from raw_tui.tools.patch import (AddFile, DeleteFile, PatchSyntaxError, apply_hunks,
+                                 check_repeated, lexical_abspath, parse_patch, targets)
+
+MAX_OPERATIONS = 16
+MAX_EFFECTS = 128
+COMMON = {"mode", "path", "expected_sha256"}
+FIELDS = {  # mode -> the fields it needs besides `mode` and `path`
+    "overwrite": ("content",),
+    "append": ("content",),
+    "replace_text": ("old_text", "new_text"),
+    "replace_lines": ("start_line", "end_line", "content"),
+}
+
+
+# ---------------------------------------------------------------------------- validate_args
+
+def validate_args(args: Any) -> str | None:
+    """Checks the schema cannot say: which fields each mode takes, one of operations/patch,
+    the patch grammar, repeated patch targets and the effects limit."""
+    if not isinstance(args, dict):
+        return None  # the schema reports it
+    has_ops, has_patch = "operations" in args, "patch" in args
+    if has_ops == has_patch:
+        return "give exactly one of operations or patch"
+    if has_patch:
+        return check_patch_arg(args["patch"])
+    return check_operations(args["operations"])
+
+
+def check_patch_arg(text: Any) -> str | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        pairs = targets(parse_patch(text))
+    except PatchSyntaxError as err:
+        return f"patch: {err.message}"
+    try:
+        check_repeated([os.path.normpath(path) for path, _ in pairs])
+    except RawError as err:
+        return f"patch: {err.message}"
+    if len(pairs) > MAX_EFFECTS:
+        return f"patch: it names {len(pairs)} files; at most {MAX_EFFECTS}"
+    return None
+
+
+def check_operations(ops: Any) -> str | None:
+    if not isinstance(ops, list):
+        return None
+    if not 1 <= len(ops) <= MAX_OPERATIONS:
+        return f"operations: {len(ops)} items; give 1 to {MAX_OPERATIONS}"
+    for i, op in enumerate(ops):
+        problem = check_operation(op) if isinstance(op, dict) else None
+        if problem:
+            return f"operations[{i}]: {problem}"
+    return None
+
+
+def check_operation(op: dict[str, Any]) -> str | None:
+    mode = op.get("mode")
+    if mode not in FIELDS:
+        return None  # the schema's enum reports it
+    path = op.get("path")
+    if isinstance(path, str) and (not path or "\0" in path):
+        return "path is empty or holds a NUL character"
+    wanted = FIELDS[mode]
+    missing = [f for f in wanted if f not in op]
+    if missing:
+        return f"{mode} needs {', '.join(missing)}"
+    extra = sorted(set(op) - COMMON - set(wanted))
+    if extra:
+        return f"{mode} does not take {', '.join(extra)}"
+    sha = op.get("expected_sha256")
+    if isinstance(sha, str) and not is_sha256(sha):
+        return "expected_sha256 is not 64 hex digits"
+    if mode == "replace_text" and op.get("old_text") == "":
+        return "old_text is empty"
+    if mode == "replace_lines":
+        return check_line_range(op.get("start_line"), op.get("end_line"))
+    return None
+
+
+def check_line_range(start: Any, end: Any) -> str | None:
+    if not (isinstance(start, int) and isinstance(end, int)):
+        return None
+    if start < 1:
+        return "start_line must be 1 or more"
+    if end < start - 1:
+        return "end_line must be start_line - 1 (insert) or more"
+    return None
+
+
+def is_sha256(text: str) -> bool:
+    return len(text) == 64 and all(c in "0123456789abcdefABCDEF" for c in text)
+
+
+# ---------------------------------------------------------------------------- effects
+
+def describe_effects(args: Any, ctx: Any) -> dict[str, Any]:
+    """`{files: [{path, operation}]}`; pure: never touches the filesystem."""
+    pairs = effect_pairs(args, ctx.cwd)
+    files: list[dict[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for pair in pairs:
+        if pair not in seen:
+            seen.add(pair)
+            files.append({"path": pair[0], "operation": pair[1]})
+    if len(files) > MAX_EFFECTS:
+        raise RawError(EFFECTS_ERROR, f"the call names {len(files)} files; at most {MAX_EFFECTS}")
+    return {"files": files}
+
+
+def effect_pairs(args: Any, cwd: str) -> list[tuple[str, str]]:
+    if "patch" in args:
+        pairs = [(lexical_abspath(p, cwd), op) for p, op in targets(parse_patch(args["patch"]))]
+        check_repeated([p for p, _ in pairs])
+        return pairs
+    return [(lexical_abspath(op["path"], cwd), "write") for op in args["operations"]]
+
+
+# ---------------------------------------------------------------------------- handler
+
+@dataclass
+class Plan:
+    """The files as the call leaves them, before anything is written: path -> new bytes, or
+    None for a deletion. `order` is first-touched order."""
+
+    state: dict[str, bytes | None] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+
+    def read(self, path: str) -> bytes | None:
+        if path in self.state:
+            return self.state[path]
+        return read_disk(path)
+
+    def set(self, path: str, data: bytes | None) -> None:
+        if path not in self.state:
+            self.order.append(path)
+        self.state[path] = data
+
+
+def read_disk(path: str) -> bytes | None:
+    if os.path.isdir(path):
+        raise RawError(TOOL_ERROR, f"{path} is a directory")
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def handler(args: Any, ctx: Any) -> str:
+    plan = Plan()
+    if "patch" in args:
+        plan_patch(plan, args["patch"], ctx.cwd)
+    else:
+        for op in args["operations"]:
+            plan_operation(plan, op, ctx.cwd)
+    if ctx.cancelled.is_set():
+        raise RawError(CANCELLED, "cancelled before writing")
+    commit(plan)
+    return summary(plan)
+
+
+def plan_operation(plan: Plan, op: Any, cwd: str) -> None:
+    path = lexical_abspath(op["path"], cwd)
+    current = plan.read(path)
+    check_hash(path, current, op.get("expected_sha256"))
+    mode = op["mode"]
+    if mode == "overwrite":
+        plan.set(path, op["content"].encode())
+    elif mode == "append":
+        plan.set(path, (current or b"") + op["content"].encode())
+    elif mode == "replace_text":
+        text = existing_text(path, current)
+        plan.set(path, replace_text(text, op["old_text"], op["new_text"], path).encode())
+    else:
+        text = existing_text(path, current)
+        new = replace_lines(text, op["start_line"], op["end_line"], op["content"], path)
+        plan.set(path, new.encode())
+
+
+def check_hash(path: str, current: bytes | None, expected: str | None) -> None:
+    if expected is None:
+        return
+    if current is None:
+        raise RawError(TOOL_ERROR, f"expected_sha256 does not match: {path} does not exist")
+    actual = hashlib.sha256(current).hexdigest()
+    if actual != expected.lower():
+        raise RawError(TOOL_ERROR, f"expected_sha256 does not match {path} (it is {actual})")
+
+
+def existing_text(path: str, current: bytes | None) -> str:
+    if current is None:
+        raise RawError(TOOL_ERROR, f"{path} does not exist")
+    try:
+        return current.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RawError(TOOL_ERROR, f"{path} is not UTF-8 text") from None
+
+
+def replace_text(text: str, old: str, new: str, path: str) -> str:
+    count = text.count(old)
+    if count == 0:
+        raise RawError(TOOL_ERROR, f"old_text not found in {path}")
+    if count > 1:
+        raise RawError(TOOL_ERROR, f"old_text occurs {count} times in {path}; "
+                                   "include more context to make it unique")
+    return text.replace(old, new, 1)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their `\\n`, split on `\\n` only (the numbering read_file shows)."""
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def replace_lines(text: str, start: int, end: int, content: str, path: str) -> str:
+    lines = split_lines(text)
+    n = len(lines)
+    if start > n + 1 or end > n:
+        raise RawError(TOOL_ERROR, f"lines {start}-{end} are out of range: {path} has {n} lines")
+    eol = "\r\n" if "\r\n" in text else "\n"
+    if start == n + 1 and n and not lines[-1].endswith("\n"):
+        lines[-1] += eol  # inserting after a last line that had no newline
+    keeps_no_newline = end == n and n and not lines[-1].endswith("\n")
+    if content and not content.endswith("\n") and not keeps_no_newline:
+        content += eol
+    return "".join(lines[: start - 1]) + content + "".join(lines[end:])
+
+
+def plan_patch(plan: Plan, text: str, cwd: str) -> None:
+    ops = parse_patch(text)
+    check_repeated([lexical_abspath(p, cwd) for p, _ in targets(ops)])
+    for op in ops:
+        path = lexical_abspath(op.path, cwd)
+        if isinstance(op, AddFile):
+            plan.set(path, op.content.encode())
+            continue
+        current = plan.read(path)
+        if current is None:
+            verb = "delete" if isinstance(op, DeleteFile) else "update"
+            raise RawError(TOOL_ERROR, f"cannot {verb} {path}: no such file")
+        if isinstance(op, DeleteFile):
+            plan.set(path, None)
+            continue
+        new = apply_hunks(existing_text(path, current), op.chunks, path).encode()
+        if op.move_to is None:
+            plan.set(path, new)
+        else:
+            plan.set(path, None)
+            plan.set(lexical_abspath(op.move_to, cwd), new)
+
+
+def commit(plan: Plan) -> None:
+    """Stage every write (nothing changes if one fails), rename them into place, then delete."""
+    staged: list[fsatomic.StagedWrite] = []
+    try:
+        for path in plan.order:
+            data = plan.state[path]
+            if data is not None:
+                target = os.path.realpath(path) if os.path.islink(path) else path
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                staged.append(fsatomic.stage_write(target, data))
+    except BaseException:
+        fsatomic.discard_all(staged)
+        raise
+    fsatomic.commit_all(staged)
+    for path in plan.order:
+        if plan.state[path] is None:
+            os.unlink(path)
+
+
+def summary(plan: Plan) -> str:
+    lines = []
+    for path in plan.order:
+        data = plan.state[path]
+        lines.append(f"deleted {path}" if data is None else f"wrote {path} ({len(data)} bytes)")
+    return "\n".join(lines)

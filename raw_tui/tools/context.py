@@ -1,0 +1,34 @@
+"""What a handler and an effects descriptor receive as `ctx` (DECISIONS.md §3)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class PanelsApi(Protocol):
+    """`ctx.panels` while a handler runs (implemented by raw_tui.panels)."""
+
+    async def update(self, panel: str, body: dict[str, Any]) -> int: ...
+    def get(self, panel: str) -> tuple[int, Any]: ...
+
+
+class InteractionsApi(Protocol):
+    """`ctx.interactions` (implemented by raw_tui.interactions)."""
+
+    async def request(self, *, panel: str, document: dict[str, Any],
+                      timeout_ms: int | None = None) -> dict[str, Any]: ...
+
+
+@dataclass
+class ToolContext:
+    cwd: str
+    tool_call_id: str
+    source: str = "model"  # "model" or "user_action"
+    effects: Any = None  # frozen effects, or None when the tool declares none
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    panels: PanelsApi | None = None
+    interactions: InteractionsApi | None = None
+    identity: str = ""
+    turn_id: str | None = None

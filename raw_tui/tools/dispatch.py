@@ -1,0 +1,371 @@
+"""Dispatch: every tool call through the seven steps of the contract, in order.
+
+1. check_exposure       tool_not_exposed / tool_denied
+2. validate_arguments   invalid_arguments
+3. prepare_effects      invalid_effects / effects_error
+4. evaluate_policy      (decides allow or ask)
+5. run_pre_tool_hooks   hook_denied / hook_error
+6. ask_approval         approval_required / approval_denied / approval_error
+7. run_handler          tool_error
+
+A failure at any step stops the call before the next. Each step is a method named after it;
+each failure is a `Stop` carrying the code and text of DECISIONS.md §3.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import msgspec
+
+from .. import bus as ev
+from .. import errors as E
+from ..approval import ApprovalRequest, Approver
+from ..contract.schema import first_error
+from ..frozen import freeze
+from .context import ToolContext
+from .ports import CallInfo, NoHooks, PanelHost, ToolHooks
+from .registry import ToolSpec
+from .result import ToolResult, cap_output, error_result, normalize, split_panel_blocks, text_block
+
+MAX_EFFECTS_BYTES = 64 * 1024
+
+STAGES = ("exposure", "validation", "effects", "policy", "hooks", "approval", "handler")
+
+
+class Stop(Exception):
+    """A step stopped the call."""
+
+    def __init__(self, stage: str, code: str, message: str) -> None:
+        super().__init__(message)
+        self.stage, self.code, self.message = stage, code, message
+
+
+@dataclass
+class DispatchReport:
+    """What happened to one call; `raw-tui call` prints it (DECISIONS.md §7)."""
+
+    outcome: str  # ran | would_run | stopped
+    stage: str
+    result: ToolResult
+    code: str | None = None
+    message: str | None = None
+    rule: str | None = None  # allow | ask | deny
+    rule_index: int | None = None
+    identity: str | None = None
+    name: str | None = None
+    effects: Any = None
+    approval_requested: bool = False
+    receipts: list[ev.HookEvent] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "stage": self.stage,
+            "code": self.code,
+            "message": self.message,
+            "rule": self.rule,
+            "effects": self.effects,
+            "approval_requested": self.approval_requested,
+            "receipts": [msgspec.to_builtins(r) for r in self.receipts],
+            "result": self.result.to_dict() if self.outcome == "ran" else None,
+        }
+
+
+@dataclass
+class _Call:
+    """The state of one call as it moves through the steps."""
+
+    name: str
+    raw_arguments: Any
+    call_id: str
+    source: str
+    turn_id: str | None
+    cancel: asyncio.Event
+    tool: ToolSpec | None = None
+    arguments: Any = None
+    effects: Any = None
+    report: DispatchReport | None = None
+
+
+class Dispatcher:
+    """Puts calls through the gate of one agent. The UI and headless runs share it."""
+
+    def __init__(self, agent, *, bus: ev.Bus | None = None, cwd: str,
+                 hooks: ToolHooks | None = None, approver: Approver | None = None,
+                 panels: PanelHost | None = None,
+                 interactions: Callable[..., Any] | None = None) -> None:
+        self.agent = agent
+        self.bus = bus or ev.Bus()
+        self.cwd = cwd
+        self.hooks = hooks or NoHooks()
+        self.approver = approver
+        self.panels = panels
+        self.interactions = interactions  # (call_id, turn_id, cancel) -> ctx.interactions
+        self.max_output_bytes = agent.config.max_output_bytes
+
+    async def dispatch(self, name: str, arguments: Any, *, call_id: str, source: str = "model",
+                       turn_id: str | None = None, cancel: asyncio.Event | None = None,
+                       dry_run: bool = False) -> DispatchReport:
+        call = _Call(name=name, raw_arguments=arguments, call_id=call_id, source=source,
+                     turn_id=turn_id, cancel=cancel or asyncio.Event())
+        report = DispatchReport(outcome="stopped", stage="exposure", result=ToolResult())
+        call.report = report
+        try:
+            self.check_exposure(call)
+            self.validate_arguments(call)
+            self.prepare_effects(call)
+            self._publish_call(call)
+            self.evaluate_policy(call)
+            await self.run_pre_tool_hooks(call)
+            await self.ask_approval(call)
+            if dry_run:
+                report.outcome = "would_run"
+                return report
+            report.stage = "handler"
+            await self.run_handler(call)
+        except Stop as stop:
+            self._stopped(call, stop)
+        return report
+
+    # 1 ------------------------------------------------------------------------------
+    def check_exposure(self, call: _Call) -> None:
+        report = call.report
+        tool = self.agent.tools.find(call.name)
+        if tool is None:
+            raise Stop("exposure", E.TOOL_NOT_EXPOSED, f"tool unavailable: {call.name}")
+        call.tool = tool
+        report.identity, report.name = tool.identity, tool.name
+        effect, index = self.agent.rules.unconditional(tool.identity)
+        if effect == "deny":
+            report.rule, report.rule_index = "deny", index
+            raise Stop("exposure", E.TOOL_DENIED, f"tool denied: {tool.identity}")
+
+    # 2 ------------------------------------------------------------------------------
+    def validate_arguments(self, call: _Call) -> None:
+        call.report.stage = "validation"
+        tool, args = call.tool, call.raw_arguments
+        custom = None
+        if tool.has_validate_args:
+            try:
+                custom = tool.module().validate_args(copy.deepcopy(args))
+            except Exception as err:  # a validator that raises rejects the call
+                custom = f"{type(err).__name__}: {err}"
+            if custom is not None and not isinstance(custom, str):
+                custom = f"validate_args returned {type(custom).__name__}, not a string"
+        schema_error = first_error(tool.validator, args)
+        detail = custom or schema_error
+        if detail:
+            raise Stop("validation", E.INVALID_ARGUMENTS, f"invalid arguments: {detail}")
+        call.arguments = freeze(copy.deepcopy(args))
+
+    # 3 ------------------------------------------------------------------------------
+    def prepare_effects(self, call: _Call) -> None:
+        call.report.stage = "effects"
+        tool = call.tool
+        if not tool.has_effects:
+            return
+        try:
+            value = tool.module().describe_effects(call.arguments, self._context(call))
+        except Exception as err:
+            raise Stop("effects", E.EFFECTS_ERROR, f"cannot describe {tool.name}: {err}") from None
+        if inspect.isawaitable(value):
+            if inspect.iscoroutine(value):
+                value.close()
+            raise Stop("effects", E.INVALID_EFFECTS, "effects descriptors must return synchronously")
+        try:
+            data = json.dumps(value, allow_nan=False, ensure_ascii=False)
+        except (TypeError, ValueError) as err:
+            raise Stop("effects", E.INVALID_EFFECTS,
+                       f"invalid effects from {tool.name}: not JSON: {err}") from None
+        size = len(data.encode("utf-8"))
+        if size > MAX_EFFECTS_BYTES:
+            raise Stop("effects", E.INVALID_EFFECTS,
+                       f"invalid effects from {tool.name}: {size} bytes, over {MAX_EFFECTS_BYTES}")
+        value = json.loads(data)
+        problem = first_error(tool.effects_validator, value)
+        if problem:
+            raise Stop("effects", E.INVALID_EFFECTS, f"invalid effects from {tool.name}: {problem}")
+        call.effects = freeze(value)
+        call.report.effects = call.effects
+
+    # 4 ------------------------------------------------------------------------------
+    def evaluate_policy(self, call: _Call) -> None:
+        call.report.stage = "policy"
+        effect, index = self.agent.rules.conditional(call.tool.identity, call.arguments,
+                                                     call.effects)
+        call.report.rule, call.report.rule_index = effect, index
+
+    # 5 ------------------------------------------------------------------------------
+    async def run_pre_tool_hooks(self, call: _Call) -> None:
+        call.report.stage = "hooks"
+        self._check_cancel(call)
+        outcome = await self.hooks.pre_tool_use(self._call_info(call), call.cancel)
+        call.report.receipts.extend(outcome.receipts)
+        self._check_cancel(call)
+        if not outcome.allowed:
+            raise Stop("hooks", outcome.code or E.HOOK_DENIED, outcome.reason or "denied by a hook")
+
+    # 6 ------------------------------------------------------------------------------
+    async def ask_approval(self, call: _Call) -> None:
+        report = call.report
+        report.stage = "approval"
+        if report.rule != "ask":
+            return
+        tool = call.tool
+        report.approval_requested = True
+        if self.approver is None:
+            raise Stop("approval", E.APPROVAL_REQUIRED, f"approval required for {tool.name}")
+        self.bus.publish(ev.ApprovalRequest(
+            call_id=call.call_id, identity=tool.identity, name=tool.name,
+            arguments=call.arguments, **self._effects_field(call), rule=report.rule_index,
+            **self._turn(call)))
+        request = ApprovalRequest(identity=tool.identity, name=tool.name,
+                                  arguments=call.arguments, effects=call.effects,
+                                  tool_call_id=call.call_id, signal=call.cancel,
+                                  rule=report.rule_index, source=call.source)
+        try:
+            allow = await self._until_cancelled(call, self.approver.approve(request))
+        except Stop:
+            raise
+        except Exception as err:
+            raise Stop("approval", E.APPROVAL_ERROR,
+                       f"approval failed for {tool.name}: {err}") from None
+        allow = allow is True
+        self.bus.publish(ev.ApprovalDecision(call_id=call.call_id, allow=allow,
+                                             **self._turn(call)))
+        if not allow:
+            raise Stop("approval", E.APPROVAL_DENIED, f"approval denied for {tool.name}")
+
+    # 7 ------------------------------------------------------------------------------
+    async def run_handler(self, call: _Call) -> None:
+        tool, report = call.tool, call.report
+        self._check_cancel(call)
+        ctx = self._context(call)
+        call_panels = ctx.panels
+        try:
+            try:
+                value = tool.module().handler(call.arguments, ctx)
+                if inspect.isawaitable(value):
+                    value = await self._until_cancelled(call, value)
+                result = normalize(value)
+            except Stop:
+                raise
+            except Exception as err:
+                code = getattr(err, "code", None)
+                result = error_result(code if isinstance(code, str) else E.TOOL_ERROR,
+                                      f"{tool.name} failed: {err}")
+            result, blocks = split_panel_blocks(result)
+            lines = self._apply_panel_blocks(call_panels, blocks)
+        finally:
+            if call_panels is not None:
+                call_panels.close()
+        info = self._call_info(call)
+        report.receipts.extend(await self.hooks.post_tool_use(info, result.to_dict(), call.cancel))
+        result = cap_output(result, self.max_output_bytes)
+        if lines:
+            result = msgspec.structs.replace(
+                result, content=result.content + [text_block(line) for line in lines])
+        report.outcome = "ran"
+        report.result = result
+        if result.isError:
+            report.code = result.code or E.TOOL_ERROR
+            report.message = result.text()
+        self._publish_result(call, result)
+
+    # helpers ----------------------------------------------------------------------------
+    def _apply_panel_blocks(self, call_panels, blocks: list[dict[str, Any]]) -> list[str]:
+        if call_panels is None:
+            return []
+        lines = call_panels.apply_result_blocks(blocks) if blocks else []
+        return lines
+
+    def _context(self, call: _Call) -> ToolContext:
+        tool = call.tool
+        panels = None
+        if self.panels is not None:
+            panels = self.panels.open_call(owner=tool.identity, declarations=tool.declarations,
+                                           call_id=call.call_id, source=call.source,
+                                           turn_id=call.turn_id)
+        interactions = None
+        if self.interactions is not None:
+            interactions = self.interactions(call_id=call.call_id, turn_id=call.turn_id,
+                                             cancel=call.cancel, owner=tool.identity,
+                                             declarations=tool.declarations)
+        return ToolContext(cwd=self.cwd, tool_call_id=call.call_id, source=call.source,
+                           effects=call.effects, cancelled=call.cancel, panels=panels,
+                           interactions=interactions, identity=tool.identity,
+                           turn_id=call.turn_id)
+
+    def _call_info(self, call: _Call) -> CallInfo:
+        return CallInfo(identity=call.tool.identity, name=call.tool.name, call_id=call.call_id,
+                        arguments=call.arguments, effects=call.effects,
+                        has_effects=call.tool.has_effects, source=call.source,
+                        turn_id=call.turn_id)
+
+    def _check_cancel(self, call: _Call) -> None:
+        if call.cancel.is_set():
+            raise Stop(call.report.stage, E.CANCELLED, "cancelled")
+
+    async def _until_cancelled(self, call: _Call, awaitable) -> Any:
+        """Await `awaitable` unless the call is cancelled first (then it is cancelled too)."""
+        task = asyncio.ensure_future(awaitable)
+        waiter = asyncio.ensure_future(call.cancel.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            waiter.cancel()
+        if not task.done():
+            task.cancel()
+            try:
+                await task
+            except BaseException:
+                pass
+            raise Stop(call.report.stage, E.CANCELLED, "cancelled")
+        return task.result()
+
+    def _turn(self, call: _Call) -> dict[str, Any]:
+        return {"turn_id": call.turn_id} if call.turn_id else {}
+
+    def _effects_field(self, call: _Call) -> dict[str, Any]:
+        return {"effects": call.effects} if call.tool is not None and call.tool.has_effects \
+            and call.effects is not None else {}
+
+    def _publish_call(self, call: _Call) -> None:
+        if getattr(call, "_published", False):
+            return
+        call._published = True  # type: ignore[attr-defined]
+        tool = call.tool
+        identity = tool.identity if tool else call.name
+        name = tool.name if tool else call.name
+        arguments = call.arguments if call.arguments is not None else call.raw_arguments
+        self.bus.publish(ev.ToolCall(call_id=call.call_id, identity=identity, name=name,
+                                     arguments=arguments, **self._effects_field(call),
+                                     **self._turn(call)))
+
+    def _publish_result(self, call: _Call, result: ToolResult) -> None:
+        extra: dict[str, Any] = {}
+        if result.code:
+            extra["code"] = result.code
+        if result.truncated:
+            extra["truncated"] = True
+        self.bus.publish(ev.ToolResultEvent(call_id=call.call_id, isError=result.isError,
+                                            content=result.content, **extra, **self._turn(call)))
+
+    def _stopped(self, call: _Call, stop: Stop) -> None:
+        report = call.report
+        report.outcome = "stopped"
+        report.stage = stop.stage
+        report.code = stop.code
+        report.message = stop.message
+        report.result = error_result(stop.code, stop.message)
+        self._publish_call(call)
+        self._publish_result(call, report.result)

@@ -1,0 +1,165 @@
+"""Tool identities → tool folders → loaded tools (`ToolSpec`), and an agent's exposed set."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import platformdirs
+import re2
+
+from ..contract.schema import build_validator
+from ..contract.tool_manifest import ID_PATTERN, ToolManifest, load_manifest
+from ..errors import ConfigError
+
+BUILTIN_DIR = Path(__file__).parent / "builtin"
+
+
+def local_dir() -> Path:
+    return Path(platformdirs.user_config_dir("raw", appauthor=False)) / "tools"
+
+
+@dataclass
+class ToolSpec:
+    identity: str
+    folder: Path
+    manifest: ToolManifest
+    entry: Path
+    validator: Any
+    effects_validator: Any | None
+    declarations: list[Any] = field(default_factory=list)
+    has_validate_args: bool = False
+    _module: ModuleType | None = None
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def description(self) -> str:
+        return self.manifest.description
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return self.manifest.input_schema
+
+    @property
+    def effects_schema(self) -> dict[str, Any] | None:
+        return self.manifest.effects_schema
+
+    @property
+    def condition_sources(self) -> list[str]:
+        return self.manifest.condition_sources
+
+    @property
+    def has_effects(self) -> bool:
+        return self.manifest.effects_schema is not None
+
+    def module(self) -> ModuleType:
+        """Import the entry module on first use (loading a config never runs tool code)."""
+        if self._module is None:
+            mod_name = f"raw_tui_tool_{abs(hash(str(self.entry))):x}_{self.folder.name}"
+            spec = importlib.util.spec_from_file_location(mod_name, self.entry)
+            assert spec and spec.loader
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[mod_name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop(mod_name, None)
+                raise
+            self._module = module
+        return self._module
+
+    def definition(self) -> dict[str, Any]:
+        """What the model sees: name, description, input schema. Never panel state."""
+        return {"name": self.name, "description": self.description,
+                "input_schema": self.input_schema}
+
+
+def tool_folder(identity: str, *, config_dir: Path | None, where: str, file: str | None) -> Path:
+    """Where a tool identity lives (DECISIONS.md §1)."""
+    parts = identity.split("/")
+
+    def bad(msg: str) -> ConfigError:
+        return ConfigError(msg, file=file, path=where)
+
+    if parts[0] in ("builtin", "local", "agent"):
+        if len(parts) != 2 or not re2.fullmatch(ID_PATTERN, parts[1]):
+            raise bad(f"invalid tool id {identity!r}: expected {parts[0]}/<name> with a name "
+                      f"matching {ID_PATTERN}")
+        name = parts[1]
+        if parts[0] == "builtin":
+            folder = BUILTIN_DIR / name
+        elif parts[0] == "local":
+            folder = local_dir() / name
+        else:
+            if config_dir is None:
+                raise bad(f"{identity}: agent/ tools need a config file")
+            folder = config_dir / "tools" / name
+    elif parts[0] == "pkg":
+        if len(parts) != 4 or parts[2] != "tools" or not re2.fullmatch(ID_PATTERN, parts[3]):
+            raise bad(f"invalid tool id {identity!r}: expected pkg/<alias>/tools/<export>")
+        from ..packages import package_folder
+
+        try:
+            folder = package_folder(parts[1]) / "tools" / parts[3]
+        except LookupError as err:
+            raise bad(str(err)) from None
+    elif parts[0] == "mcp":
+        raise bad(f"{identity}: MCP tools are not supported by this version of raw-tui")
+    else:
+        raise bad(f"invalid tool id {identity!r}: must start with builtin/, local/, agent/, "
+                  "pkg/ or mcp/")
+    if not (folder / "tool.json").is_file():
+        raise bad(f"tool {identity} not found: no {folder / 'tool.json'}")
+    return folder
+
+
+def load_tool(identity: str, folder: Path) -> ToolSpec:
+    file = str(folder / "tool.json")
+    manifest, entry, names = load_manifest(folder, label=file)
+    validator = build_validator(manifest.input_schema, where=["input_schema"], file=file)
+    effects_validator = None
+    if manifest.effects_schema is not None:
+        effects_validator = build_validator(manifest.effects_schema, where=["effects_schema"],
+                                            file=file)
+    declarations: list[Any] = []
+    if manifest.panels:
+        from ..panels.declaration import parse_declarations
+
+        declarations = parse_declarations(manifest.panels, where=["panels"], file=file)
+    return ToolSpec(identity=identity, folder=folder, manifest=manifest, entry=entry,
+                    validator=validator, effects_validator=effects_validator,
+                    declarations=declarations, has_validate_args="validate_args" in names)
+
+
+class ToolCache:
+    """Load each tool folder once per process (several agents may use the same tool)."""
+
+    def __init__(self) -> None:
+        self._tools: dict[tuple[str, Path], ToolSpec] = {}
+
+    def get(self, identity: str, folder: Path) -> ToolSpec:
+        key = (identity, folder)
+        if key not in self._tools:
+            self._tools[key] = load_tool(identity, folder)
+        return self._tools[key]
+
+
+@dataclass
+class ExposedTools:
+    """An agent's `tools.use`, in order: by identity and by model-facing name."""
+
+    tools: list[ToolSpec]
+
+    def __post_init__(self) -> None:
+        self.by_identity = {t.identity: t for t in self.tools}
+        self.by_name = {t.name: t for t in self.tools}
+
+    def find(self, name_or_identity: str) -> ToolSpec | None:
+        return self.by_identity.get(name_or_identity) or self.by_name.get(name_or_identity)
