@@ -2,7 +2,7 @@
 
 One vocabulary for the bus, the saved history and `run --output jsonl`. Every event is a
 msgspec Struct tagged by `type`; `encode(event)` gives one JSON object in one call.
-Events that §8 does not list (`panel_state`, `hooks_reload`, `turn_state`, `notice`) are raw-tui's own
+Events that §8 does not list (`panel_state`, `hooks_reload`, `turn_state`, `compaction`, `notice`) are raw-tui's own
 additions, documented in docs/events.md.
 """
 
@@ -36,6 +36,8 @@ class HookEvent(Event, tag="hook_event"):
 
 class UserMessage(Event, tag="user_message"):
     text: str
+    # raw-tui: notes the model reads with this message (after a panel tool action)
+    notes: list[str] | msgspec.UnsetType = _UNSET
 
 
 class AssistantDelta(Event, tag="assistant_delta"):
@@ -119,6 +121,9 @@ class PanelState(Event, tag="panel_state"):
     revision: int
     placement: str
     document: Any
+    title: str | msgspec.UnsetType = _UNSET  # the declaration's title
+    icon: str | msgspec.UnsetType = _UNSET
+    actions: list[Any] | msgspec.UnsetType = _UNSET  # the declaration's actions
 
 
 class HooksReload(Event, tag="hooks_reload"):
@@ -135,6 +140,15 @@ class TurnState(Event, tag="turn_state"):
     max_steps: int = 0
 
 
+class Compaction(Event, tag="compaction"):
+    """Older turns were summarised: the model's context is now the summary, then the turns
+    listed in `kept_turns` (and the panel reminder, when there is one)."""
+
+    summary: str
+    kept_turns: list[str]
+    reminder: str | msgspec.UnsetType = _UNSET
+
+
 class Notice(Event, tag="notice"):
     level: Literal["info", "warning", "error"]
     message: str
@@ -143,7 +157,7 @@ class Notice(Event, tag="notice"):
 AnyEvent = Union[
     SessionStart, HookEvent, UserMessage, AssistantDelta, AssistantText, ToolCall,
     ApprovalRequest, ApprovalDecision, ToolResultEvent, PanelReceipt, InteractionRequest,
-    InteractionSettled, RunEnd, PanelState, HooksReload, TurnState, Notice,
+    InteractionSettled, RunEnd, PanelState, HooksReload, TurnState, Compaction, Notice,
 ]
 
 _encoder = msgspec.json.Encoder()

@@ -17,7 +17,9 @@ EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    # Global options may stand before or after the subcommand; SUPPRESS keeps a
+    # subcommand's parser from resetting what the main parser already read.
+    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
     common.add_argument("--config", metavar="PATH", help="the raw.json to use")
     common.add_argument("--agent", metavar="NAME", help="the agent to run (default_agent)")
     common.add_argument("--model", metavar="ALIAS", help="a models alias, or scripted:PATH")
@@ -26,15 +28,18 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="raw-tui", parents=[common],
                                      description="Run an AI coding agent behind a policy gate.")
     parser.add_argument("--continue", dest="continue_", action="store_true",
+                        default=argparse.SUPPRESS,
                         help="reopen the latest session of this directory")
-    parser.add_argument("--resume", metavar="ID", help="reopen a saved session")
+    parser.add_argument("--resume", metavar="ID", default=argparse.SUPPRESS,
+                        help="reopen a saved session")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", parents=[common], help="one headless run")
     run.add_argument("prompt", help="the prompt, or - to read it from stdin")
     run.add_argument("--output", choices=("text", "jsonl"), default="text")
-    run.add_argument("--continue", dest="continue_", action="store_true")
-    run.add_argument("--resume", metavar="ID")
+    run.add_argument("--continue", dest="continue_", action="store_true",
+                     default=argparse.SUPPRESS)
+    run.add_argument("--resume", metavar="ID", default=argparse.SUPPRESS)
 
     config = sub.add_parser("config", parents=[common], help="check and list the configuration")
     config_sub = config.add_subparsers(dest="config_command", metavar="list", required=True)
@@ -71,6 +76,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    for name, default in (("config", None), ("agent", None), ("model", None), ("cwd", None),
+                          ("continue_", False), ("resume", None)):
+        if not hasattr(args, name):
+            setattr(args, name, default)
     cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
     args.cwd_path = cwd
     try:
@@ -224,11 +233,17 @@ def _panel_host(bus):
 
 def cmd_hooks_test(args) -> int:
     from .hooks.cli import hooks_test
+    from .hooks.load import load_hooks
 
     config = load(args)
     agent = config.agent(args.agent)
-    return hooks_test(agent.hooks, args.hook_id, args.event, args.payload,
-                      cwd=str(args.cwd_path), agent_id=agent.name)
+    hooks: Any = agent.hooks
+    if agent.hooks.get(args.hook_id) is None:  # a hook the agent does not select yet
+        def hooks():
+            return load_hooks([args.hook_id], config_dir=config.dir,
+                              tools=agent.tools.by_identity, where=["hooks test"],
+                              file=config.label)
+    return hooks_test(hooks, args.hook_id, args.event, args.payload, cwd=str(args.cwd_path))
 
 
 if __name__ == "__main__":

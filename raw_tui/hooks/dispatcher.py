@@ -84,31 +84,31 @@ class HookDispatcher:
 
     async def session_start(self, source: Literal["create", "resume"] = "create") -> list[HookEvent]:
         """Once per attachment (`resume` when an existing session is reopened)."""
-        return await self._notify("SessionStart", _every("SessionStart"), None, None,
+        return await self._notify("SessionStart", select_for_event("SessionStart"), None, None,
                                   lambda: self._payload("SessionStart", None, source=source))
 
     async def user_prompt_submit(self, text: str, turn_id: str | None,
                                  cancel: asyncio.Event | None = None) -> GateOutcome:
         """A gate: a blocked outcome means the prompt is not stored and the model not called."""
-        return await self._gate("UserPromptSubmit", _every("UserPromptSubmit"), turn_id, cancel,
+        return await self._gate("UserPromptSubmit", select_for_event("UserPromptSubmit"), turn_id, cancel,
                                 lambda: self._payload("UserPromptSubmit", turn_id, input=text))
 
     async def stop(self, turn_id: str | None, run: Any,
                    cancel: asyncio.Event | None = None) -> list[HookEvent]:
         """A turn finished; `run` is `{status, code?, message?}` (a dict, RunInfo or RunEnd)."""
         info = run_info(run)
-        return await self._notify("Stop", _every("Stop"), turn_id, cancel,
+        return await self._notify("Stop", select_for_event("Stop"), turn_id, cancel,
                                   lambda: self._payload("Stop", turn_id, run=info))
 
     async def session_end(self, cancel: asyncio.Event | None = None) -> list[HookEvent]:
-        return await self._notify("SessionEnd", _every("SessionEnd"), None, cancel,
+        return await self._notify("SessionEnd", select_for_event("SessionEnd"), None, cancel,
                                   lambda: self._payload("SessionEnd", None))
 
     # ------------------------------------------------------------------ tool events (ToolHooks)
 
     async def pre_tool_use(self, call: CallInfo, cancel: asyncio.Event) -> GateOutcome:
         """Dispatch step 5."""
-        return await self._gate("PreToolUse", _for_call("PreToolUse", call), call.turn_id, cancel,
+        return await self._gate("PreToolUse", select_for_call("PreToolUse", call), call.turn_id, cancel,
                                 lambda: self._payload("PreToolUse", call.turn_id, tool=_tool(call)))
 
     async def post_tool_use(self, call: CallInfo, result: Any,
@@ -116,7 +116,7 @@ class HookDispatcher:
         """PostToolUse, or PostToolUseFailure when `result["isError"]`; never changes `result`."""
         result = _result_dict(result)
         event = "PostToolUseFailure" if result.get("isError") else "PostToolUse"
-        return await self._notify(event, _for_call(event, call), call.turn_id, cancel,
+        return await self._notify(event, select_for_call(event, call), call.turn_id, cancel,
                                   lambda: self._payload(event, call.turn_id,
                                                         tool=_tool(call, result=result)))
 
@@ -196,12 +196,12 @@ async def grace_deadline(cancel: asyncio.Event | None, seconds: float):
         task.cancel()
 
 
-def _every(event: str) -> Selector:
+def select_for_event(event: str) -> Selector:
     """Non-tool events: a hook runs when it subscribes to the event."""
     return lambda hook: "run" if event in hook.manifest.events else "skip"
 
 
-def _for_call(event: str, call: CallInfo) -> Selector:
+def select_for_call(event: str, call: CallInfo) -> Selector:
     """Tool events: some subscription's `match` covers the identity and its `when` matches."""
 
     def select(hook: LoadedHook) -> Selection:

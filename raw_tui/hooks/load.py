@@ -10,21 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Iterator, Mapping
 
 from ..errors import ConfigError, json_path
-from ..policy import check_binding
+from ..policy import ToolLike, check_binding
 from .manifest import GATE_EVENTS, HookManifest, parse_manifest
 from .resolve import UnresolvedHook, hook_name, resolve_hook
 from .snapshot import MANIFEST as MANIFEST_NAME
 from .snapshot import FolderError, Snapshot, take_snapshot
-
-
-class ToolLike(Protocol):
-    identity: str
-    condition_sources: Sequence[str]
-    input_schema: dict
-    effects_schema: dict | None
 
 
 @dataclass
@@ -89,7 +82,7 @@ def load_hooks(
     use: list[str],
     *,
     config_dir: Path,
-    tools: Mapping[str, Any],
+    tools: Mapping[str, ToolLike],
     where: list,
     file: str,
 ) -> HookSet:
@@ -117,7 +110,7 @@ def _check_unique(use: list[str], where: list, file: str) -> None:
 
 
 def load_hook(
-    hook_id: str, *, config_dir: Path, tools: Mapping[str, Any], where: list, file: str
+    hook_id: str, *, config_dir: Path, tools: Mapping[str, ToolLike], where: list, file: str
 ) -> LoadedHook:
     """Load one hook; `where` is the path of its entry in `hooks.use`."""
     at = json_path(where)
@@ -141,7 +134,7 @@ def load_hook(
     return LoadedHook(hook_id, folder, manifest, snapshot)
 
 
-def bind_manifest(manifest: HookManifest, tools: Mapping[str, Any], *, file: str) -> None:
+def bind_manifest(manifest: HookManifest, tools: Mapping[str, ToolLike], *, file: str) -> None:
     """Check every subscription's `when` against every tool its `match` covers."""
     for sub in manifest.subscriptions:
         if sub.when is None:

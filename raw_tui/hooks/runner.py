@@ -114,9 +114,12 @@ async def _supervise(proc, data: bytes, timeout_s: float, gate: bool,
     if cancel is not None:
         helpers.append(asyncio.ensure_future(_relay(cancel, stop)))
     try:
-        status = await procgroup.wait_exit(proc, timeout_s, stop)
+        status = await _wait_exit(proc, timeout_s, stop)
         if status == "exited":
             await procgroup.finish_output(proc, readers, linger_s=0.25)
+            reaped = asyncio.ensure_future(proc.wait())  # let the transport finish
+            await asyncio.wait([reaped], timeout=procgroup.KILL_GRACE_S)
+            reaped.cancel()
         else:
             await procgroup.kill_tree(proc)
             await asyncio.wait(readers, timeout=procgroup.KILL_GRACE_S)
@@ -130,13 +133,35 @@ async def _supervise(proc, data: bytes, timeout_s: float, gate: bool,
     return _decide(status, overflow, proc.returncode, bytes(out.head), bytes(err.head), gate, started)
 
 
+async def _wait_exit(proc, timeout_s: float, stop: asyncio.Event) -> str:
+    """"exited" when the hook process exits (even if something it left behind still holds its
+    pipes: asyncio's `proc.wait()` alone would wait for those), "cancelled" or "timeout"."""
+    finished = asyncio.ensure_future(proc.wait())  # exit and pipes closed: the common case
+    leader = asyncio.ensure_future(_leader_exit(proc))
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        done, _ = await asyncio.wait({finished, leader, stopped}, timeout=timeout_s,
+                                     return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (finished, leader, stopped):
+            task.cancel()
+    if finished in done or leader in done:
+        return "exited"
+    return "cancelled" if stopped in done else "timeout"
+
+
+async def _leader_exit(proc, interval_s: float = 0.05) -> None:
+    while proc.returncode is None:
+        await asyncio.sleep(interval_s)
+
+
 async def _pump(stream, capture, out, err, stop: asyncio.Event) -> None:
-    """Read one pipe; when stdout and stderr together pass the cap, ask for the end."""
+    """Read one pipe to its end (keeping at most the cap); when stdout and stderr together pass
+    the cap, ask for the end. Draining past the cap lets the pipe see EOF once the group dies."""
     while data := await stream.read(procgroup.READ_CHUNK):
         capture.add(data)
         if out.total + err.total > MAX_OUTPUT_BYTES:
             stop.set()
-            return
 
 
 async def _relay(cancel: asyncio.Event, stop: asyncio.Event) -> None:

@@ -108,7 +108,7 @@ StreamItem = Union[TextDelta, ToolCallRequest, Usage, Done]
 
 # Errors ---------------------------------------------------------------------------------
 
-ErrorKind = Literal["http", "connect", "timeout", "dropped", "protocol", "auth", "script"]
+ErrorKind = Literal["http", "connect", "timeout", "dropped", "protocol", "auth"]
 
 
 class ModelError(RawError):

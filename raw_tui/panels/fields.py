@@ -159,3 +159,12 @@ def unique(ids: Iterable[tuple[str, At]], what: str = "id") -> None:
         if value in seen:
             raise Invalid(at, f"duplicate {what} {value!r}")
         seen.add(value)
+
+
+def utf8_clip(text: str, max_bytes: int, ellipsis: str = "…") -> str:
+    """`text` cut to at most `max_bytes` of UTF-8 (on a character boundary)."""
+    data = text.encode("utf-8", "replace")
+    if len(data) <= max_bytes:
+        return text
+    room = max(max_bytes - len(ellipsis.encode()), 0)
+    return data[:room].decode("utf-8", "ignore") + ellipsis

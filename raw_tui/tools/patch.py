@@ -118,15 +118,20 @@ def body_bounds(lines: list[str]) -> tuple[int, int]:
 
 def parse_file_op(lines: list[str], i: int, end: int) -> tuple[FileOp, int]:
     header = lines[i].strip()
-    if header.startswith(ADD):
+    if has_marker(header, ADD):
         return parse_add(lines, i, end, path_of(header, ADD, i))
-    if header.startswith(DELETE):
+    if has_marker(header, DELETE):
         return DeleteFile(path_of(header, DELETE, i), i + 1), i + 1
-    if header.startswith(UPDATE):
+    if has_marker(header, UPDATE):
         return parse_update(lines, i, end, path_of(header, UPDATE, i))
     raise PatchSyntaxError(
         i + 1, f"'{clip(header)}' is not a file header; expected '{ADD}PATH', "
                f"'{UPDATE}PATH' or '{DELETE}PATH'")
+
+
+def has_marker(line: str, marker: str) -> bool:
+    """`line` (stripped) starts with `marker` (`*** Add File: `), or is it without its space."""
+    return line.startswith(marker) or line == marker.rstrip()
 
 
 def path_of(header: str, marker: str, i: int) -> str:
@@ -150,7 +155,7 @@ def parse_add(lines: list[str], i: int, end: int, path: str) -> tuple[AddFile, i
 def parse_update(lines: list[str], i: int, end: int, path: str) -> tuple[UpdateFile, int]:
     j = i + 1
     move_to = None
-    if j < end and lines[j].strip().startswith(MOVE):
+    if j < end and has_marker(lines[j].strip(), MOVE):
         move_to = path_of(lines[j].strip(), MOVE, j)
         j += 1
     chunks: list[Chunk] = []
@@ -270,8 +275,11 @@ def apply_hunks(text: str, chunks: list[Chunk], path: str) -> str:
     return out.replace("\n", eol) if eol != "\n" else out
 
 
-def replacements(lines: list[str], chunks: list[Chunk], path: str) -> list[tuple[int, int, list[str]]]:
-    found: list[tuple[int, int, list[str]]] = []
+Replacement = tuple[int, int, list[str]]  # (first line index, lines removed, lines put there)
+
+
+def replacements(lines: list[str], chunks: list[Chunk], path: str) -> list[Replacement]:
+    found: list[Replacement] = []
     at = 0
     for n, chunk in enumerate(chunks, 1):
         if chunk.context is not None:

@@ -5,11 +5,13 @@ Used by `builtin/bash` and the hook runner (DECISIONS.md §3 and §4):
 - the child starts a new session (`start_new_session=True`), so it leads its own process group;
 - stdin is `/dev/null` unless bytes are given; stdout (and stderr, merged or apart) are read
   as they come and only `cap` bytes are kept (the head, or the head and the tail);
-- on timeout or when `cancel` is set: SIGTERM to the group and to every descendant found in
-  `/proc` (which also reaches those that left the group with `setsid`), SIGKILL 500 ms later;
-- when the command exits but something it left behind still holds the output pipes open, that
-  something is ended the same way after `linger` seconds (a background job whose output was
-  redirected elsewhere is left alone: it was detached on purpose);
+- on timeout, when `cancel` is set, or (with `limit_total`) when the output passes that many
+  bytes: SIGTERM to the group and to every descendant found in `/proc` (which also reaches
+  those that left the group with `setsid`), SIGKILL 500 ms later;
+- when the command exits but processes it left in its group still hold the output pipes open,
+  the group gets SIGTERM after `linger_s` seconds, SIGKILL 500 ms later (a background job
+  whose output was redirected elsewhere is left alone: it was detached on purpose; one that
+  left the group with `setsid` cannot be traced once its parent has exited);
 - if the awaiting task itself is cancelled, the tree is ended the same way before the
   cancellation goes on (SIGKILL at once if that is interrupted again).
 
@@ -26,10 +28,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 KILL_GRACE_S = 0.5
+POLL_S = 0.02
 DEFAULT_CAP = 64 * 1024
 READ_CHUNK = 64 * 1024
 
-Status = Literal["exited", "timeout", "cancelled"]
+Status = Literal["exited", "timeout", "cancelled", "overflow"]
 
 
 @dataclass
@@ -80,19 +83,47 @@ class ProcResult:
 
 # ---------------------------------------------------------------------------- the kill step
 
-def descendants(root: int) -> list[int]:
-    """Every live process below `root`, found through the PPid fields of /proc."""
-    children: dict[int, list[int]] = {}
+@dataclass(frozen=True)
+class ProcStat:
+    pid: int
+    state: bytes  # b"R", b"S", ..., b"Z" for a zombie
+    ppid: int
+    pgrp: int
+
+    @property
+    def live(self) -> bool:
+        return self.state not in (b"Z", b"X")
+
+
+def proc_stat(pid: int) -> ProcStat | None:
+    """A process's state, parent and group from /proc/PID/stat; None when it is gone."""
     try:
-        entries = os.listdir("/proc")
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    fields = stat[stat.rfind(b")") + 2:].split()
+    try:
+        return ProcStat(pid, fields[0], int(fields[1]), int(fields[2]))
+    except (IndexError, ValueError):
+        return None
+
+
+def all_procs() -> list[ProcStat]:
+    try:
+        names = os.listdir("/proc")
     except OSError:
         return []
-    for name in entries:
-        if not name.isdigit():
-            continue
-        ppid = parent_of(int(name))
-        if ppid is not None:
-            children.setdefault(ppid, []).append(int(name))
+    found = (proc_stat(int(n)) for n in names if n.isdigit())
+    return [p for p in found if p is not None]
+
+
+def descendants(root: int) -> list[int]:
+    """Every process below `root`, found through the parent fields of /proc."""
+    children: dict[int, list[int]] = {}
+    for p in all_procs():
+        children.setdefault(p.ppid, []).append(p.pid)
     found: list[int] = []
     todo = [root]
     while todo:
@@ -100,20 +131,6 @@ def descendants(root: int) -> list[int]:
             found.append(child)
             todo.append(child)
     return found
-
-
-def parent_of(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return None
-    # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-    fields = stat[stat.rfind(b")") + 2:].split()
-    try:
-        return int(fields[1])
-    except (IndexError, ValueError):
-        return None
 
 
 def signal_tree(pgid: int, pids: list[int], sig: int) -> None:
@@ -129,14 +146,11 @@ def signal_tree(pgid: int, pids: list[int], sig: int) -> None:
             pass
 
 
-def group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def tree_alive(pgid: int, pids: list[int]) -> bool:
+    """True while a member of group `pgid`, or one of `pids`, still runs (zombies do not:
+    an orphan's zombie waits for whoever adopted it to reap it)."""
+    wanted = set(pids)
+    return any(p.live and (p.pgrp == pgid or p.pid in wanted) for p in all_procs())
 
 
 def kill_tree_now(proc: asyncio.subprocess.Process) -> None:
@@ -146,7 +160,7 @@ def kill_tree_now(proc: asyncio.subprocess.Process) -> None:
 
 async def kill_tree(proc: asyncio.subprocess.Process, grace_s: float = KILL_GRACE_S) -> None:
     """SIGTERM the group led by `proc` and every descendant; SIGKILL what is left after
-    `grace_s`. Returns when the leader has been reaped (or at once if it already was).
+    `grace_s`. Returns when the leader has been reaped (at most `grace_s` after the SIGKILL).
 
     Descendants are looked up while the leader still lives, so those that `setsid`'d away are
     found as long as their parent chain reaches the leader."""
@@ -155,24 +169,13 @@ async def kill_tree(proc: asyncio.subprocess.Process, grace_s: float = KILL_GRAC
     signal_tree(pgid, pids, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline:
-        if not group_alive(pgid) and not any(pid_alive(p) for p in pids):
+        if not tree_alive(pgid, pids):
             break
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(POLL_S)
     else:
         pids = sorted(set(pids) | set(descendants(pgid)))
         signal_tree(pgid, pids, signal.SIGKILL)
-    await proc.wait()
-
-
-def pid_alive(pid: int) -> bool:
-    """True when `pid` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return False
-    state = stat[stat.rfind(b")") + 2:][:1]
-    return state not in (b"Z", b"X")
+    await reaped(proc, grace_s)
 
 
 async def end_after_interrupt(proc: asyncio.subprocess.Process) -> None:
@@ -186,7 +189,8 @@ async def end_after_interrupt(proc: asyncio.subprocess.Process) -> None:
 
 # ---------------------------------------------------------------------------- the runner
 
-async def pump(stream: asyncio.StreamReader | None, capture: Capture) -> None:
+async def pump(stream: asyncio.StreamReader | None, capture: Capture,
+               on_data=lambda: None) -> None:
     if stream is None:
         return
     while True:
@@ -194,6 +198,7 @@ async def pump(stream: asyncio.StreamReader | None, capture: Capture) -> None:
         if not data:
             return
         capture.add(data)
+        on_data()
 
 
 async def feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
@@ -236,8 +241,10 @@ async def run(
     keep_tail: bool = False,
     merge_stderr: bool = True,
     linger_s: float = 0.25,
+    limit_total: int | None = None,
 ) -> ProcResult:
-    """Run `argv` in its own process group and wait for it, a timeout, or `cancel`.
+    """Run `argv` in its own process group and wait for it, a timeout, `cancel`, or more
+    than `limit_total` bytes of output (stdout and stderr together).
 
     `cap` bytes are kept per pipe (`keep_tail`: half head, half tail). Raises OSError when the
     program cannot be started (missing, not executable, bad cwd).
@@ -246,12 +253,18 @@ async def run(
     proc = await spawn(argv, cwd=cwd, env=env, stdin=stdin, merge_stderr=merge_stderr)
     out = Capture(cap, keep_tail)
     err = None if merge_stderr else Capture(cap, keep_tail)
-    readers = [asyncio.ensure_future(pump(proc.stdout, out))]
+    too_much = asyncio.Event()
+
+    def check_total() -> None:
+        if limit_total is not None and out.total + (err.total if err else 0) > limit_total:
+            too_much.set()
+
+    readers = [asyncio.ensure_future(pump(proc.stdout, out, check_total))]
     if err is not None:
-        readers.append(asyncio.ensure_future(pump(proc.stderr, err)))
+        readers.append(asyncio.ensure_future(pump(proc.stderr, err, check_total)))
     feeder = asyncio.ensure_future(feed(proc, stdin)) if stdin is not None else None
     try:
-        status = await wait_exit(proc, timeout_s, cancel)
+        status = await wait_exit(proc, timeout_s, cancel, too_much)
         ended = False
         if status == "exited":
             ended = await finish_output(proc, readers, linger_s)
@@ -269,33 +282,35 @@ async def run(
 
 
 async def wait_exit(proc: asyncio.subprocess.Process, timeout_s: float | None,
-                    cancel: asyncio.Event | None) -> Status:
-    """Wait for the leader to exit; say why the wait ended."""
-    exited = asyncio.ensure_future(proc.wait())
-    waits = {exited}
-    cancelled = None
-    if cancel is not None:
-        cancelled = asyncio.ensure_future(cancel.wait())
-        waits.add(cancelled)
-    try:
-        done, _ = await asyncio.wait(waits, timeout=timeout_s,
-                                     return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in waits:
-            if task is not exited:
-                task.cancel()
-    if exited in done:
-        return "exited"
-    exited.cancel()
-    if cancelled is not None and cancelled in done:
-        return "cancelled"
-    return "timeout"
+                    cancel: asyncio.Event | None, too_much: asyncio.Event) -> Status:
+    """Wait for the leader to exit; say why the wait ended.
+
+    Polls `proc.returncode`: `proc.wait()` would also wait for the pipes to close, which a
+    background process holding them can put off for ever."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    while proc.returncode is None:
+        if cancel is not None and cancel.is_set():
+            return "cancelled"
+        if too_much.is_set():
+            return "overflow"
+        if deadline is not None and time.monotonic() >= deadline:
+            return "timeout"
+        await asyncio.sleep(POLL_S)
+    return "exited"
+
+
+async def reaped(proc: asyncio.subprocess.Process, within_s: float) -> bool:
+    """Wait up to `within_s` for the leader to be reaped; True if it was."""
+    deadline = time.monotonic() + within_s
+    while proc.returncode is None and time.monotonic() < deadline:
+        await asyncio.sleep(POLL_S)
+    return proc.returncode is not None
 
 
 async def finish_output(proc: asyncio.subprocess.Process, readers: list[asyncio.Future],
                         linger_s: float) -> bool:
-    """After the leader exited: read to the end of output; if something left behind still
-    holds the pipes after `linger_s`, end the group and its descendants. True if it did."""
+    """After the leader exited: read to the end of output; if processes left in the group
+    still hold the pipes after `linger_s`, end the group. True if it did."""
     _, pending = await asyncio.wait(readers, timeout=linger_s)
     if not pending:
         return False

@@ -33,6 +33,7 @@ class Reply:
     drop_after: int | None = None  # after this many pieces: close the socket mid-body
     split: int | None = None  # re-cut the stream into pieces of this many bytes (lines cut anywhere)
     chunk_delay: float = 0.0
+    silent: bool = False  # send nothing at all, not even the status line; wait for the client to leave
 
     def pieces(self) -> list[bytes]:
         if not self.split:
@@ -151,6 +152,9 @@ class ProtocolServer:
 
     async def _send(self, reply: Reply, recorded: Recorded, reader: asyncio.StreamReader,
                     writer: asyncio.StreamWriter) -> None:
+        if reply.silent:
+            await watch_client(reader, recorded, timeout=STALL_LIMIT_S)
+            return
         writer.write(status_and_headers(reply))
         if reply.body is not None:
             writer.write(reply.body)

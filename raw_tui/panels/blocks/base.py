@@ -53,24 +53,45 @@ def walk(items: list, spec: ItemSpec, at: At, depth: int = 1) -> Iterator[tuple[
                 yield from walk(children, spec, here + (spec.field,), depth + 1)
 
 
+def _names(items: list, spec: ItemSpec) -> list:
+    """The name of every item (nested ones too), None for unnamed timeline events."""
+    names: list = []
+    key, field = spec.key, spec.field
+    stack = [items]
+    while stack:
+        for item in stack.pop():
+            names.append(item.get(key))
+            if spec.nested:
+                children = item.get(field)
+                if children:
+                    stack.append(children)
+    return names
+
+
 def check_structure(block: dict, spec: ItemSpec, at: At, *, blame: At | None = None) -> None:
     """Count and unique names over all items of a block (items themselves already valid).
-    `blame` is where a count error points (the patch that added the items)."""
+    `blame` is where an error points (the patch that added the items)."""
     items = block.get(spec.field) or []
+    names = _names(items, spec)
+    named = [n for n in names if n is not None] if spec.key_optional else names
+    if len(set(named)) != len(named):
+        _blame_duplicate(items, spec, at, blame)
+    if len(names) > spec.limit:
+        where = blame if blame is not None else at + (spec.field,)
+        raise Invalid(where, f"a {block.get('kind')} block holds at most {spec.limit} "
+                             f"{spec.what} (this would make {len(names)})")
+
+
+def _blame_duplicate(items: list, spec: ItemSpec, at: At, blame: At | None) -> None:
     seen: set[str] = set()
-    count = 0
     for item, here, _depth in walk(items, spec, at + (spec.field,)):
-        count += 1
         name = item.get(spec.key)
         if name is None:
             continue
         if name in seen:
-            raise Invalid(here + (spec.key,), f"duplicate {spec.key} {name!r}")
+            where = blame if blame is not None else here + (spec.key,)
+            raise Invalid(where, f"duplicate {spec.key} {name!r}")
         seen.add(name)
-    if count > spec.limit:
-        where = blame if blame is not None else at + (spec.field,)
-        raise Invalid(where, f"a {block.get('kind')} block holds at most {spec.limit} "
-                             f"{spec.what} (this would make {count})")
 
 
 def validate_items(block: dict, spec: ItemSpec, at: At) -> None:

@@ -32,6 +32,8 @@ handler) is `patch_repeated_target`.
 
 from __future__ import annotations
 
+from raw_tui.tools.strict import strict_error
+
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -56,6 +58,9 @@ FIELDS = {  # mode -> the fields it needs besides `mode` and `path`
 # ---------------------------------------------------------------------------- validate_args
 
 def validate_args(args: Any) -> str | None:
+    problem = strict_error('write_file', args)
+    if problem:
+        return problem
     """Checks the schema cannot say: which fields each mode takes, one of operations/patch,
     the patch grammar, repeated patch targets and the effects limit."""
     if not isinstance(args, dict):
@@ -264,11 +269,11 @@ def replace_lines(text: str, start: int, end: int, content: str, path: str) -> s
     if start > n + 1 or end > n:
         raise RawError(TOOL_ERROR, f"lines {start}-{end} are out of range: {path} has {n} lines")
     eol = "\r\n" if "\r\n" in text else "\n"
-    if start == n + 1 and n and not lines[-1].endswith("\n"):
+    no_final_newline = bool(lines) and not lines[-1].endswith("\n")
+    if start == n + 1 and no_final_newline:
         lines[-1] += eol  # inserting after a last line that had no newline
-    keeps_no_newline = end == n and n and not lines[-1].endswith("\n")
-    if content and not content.endswith("\n") and not keeps_no_newline:
-        content += eol
+    if content and not content.endswith("\n") and not (end == n and no_final_newline):
+        content += eol  # the file still ends without a newline when it did
     return "".join(lines[: start - 1]) + content + "".join(lines[end:])
 
 

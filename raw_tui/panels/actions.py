@@ -1,0 +1,118 @@
+"""Panel actions (DECISIONS.md §5): look one up, fill its templates, run it.
+
+- `prompt`: `prompt_draft(...)` gives the text for the composer and whether to send it.
+- `tool`: `run_tool_action(...)` fills the arguments and calls the session's `dispatch` with
+  `source="user_action"`: the declaring tool runs again through the whole dispatch (rules,
+  hooks, approval). A click is never an approval.
+- `response`: answers a pending form (raw_tui.interactions); `response_of(...)` tells which.
+
+After a tool action the model learns, with the next user message, `action_note(...)`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+from ..errors import PANEL_INVALID, json_path
+from ..tools.result import normalize
+from .declaration import PanelAction, PanelDeclaration
+from .errors import PanelError
+from .templates import SCOPES, TemplateError, fill
+
+USER_ACTION = "user_action"
+
+
+@dataclass(frozen=True)
+class ActionTarget:
+    """Where the user ran an action: the panel, and the block and item when scoped so."""
+
+    panel: str  # the panel id (not the full id)
+    block: str | None = None
+    item: str | None = None
+    item_label: str | None = None
+
+    def values(self) -> dict[str, str | None]:
+        return {"panel.id": self.panel, "block.id": self.block, "item.id": self.item,
+                "item.label": self.item_label}
+
+
+def find_action(declaration: PanelDeclaration, action_id: str) -> PanelAction:
+    action = declaration.action(action_id)
+    if action is None:
+        raise PanelError(PANEL_INVALID, f"panel {declaration.id} has no action {action_id!r}")
+    return action
+
+
+def _check_target(action: PanelAction, target: ActionTarget) -> None:
+    need = SCOPES.index(action.scope)
+    if need >= 1 and not target.block:
+        raise PanelError(PANEL_INVALID, f"action {action.id} needs a block")
+    if need >= 2 and not target.item:
+        raise PanelError(PANEL_INVALID, f"action {action.id} needs an item")
+
+
+def fill_action(action: PanelAction, target: ActionTarget) -> Any:
+    """The action's value with templates filled: the prompt text or the tool arguments."""
+    _check_target(action, target)
+    at: list[str | int] = ["actions", action.id]
+    value = action.text if action.kind == "prompt" else action.arguments
+    if action.kind == "response":
+        return action.response
+    try:
+        return fill(value if value is not None else {}, target.values(),
+                    at + ["text" if action.kind == "prompt" else "arguments"])
+    except TemplateError as err:
+        raise PanelError(PANEL_INVALID, f"{json_path(err.at)}: {err.message}") from None
+
+
+def prompt_draft(action: PanelAction, target: ActionTarget) -> tuple[str, bool]:
+    """(text for the composer, send it now)."""
+    if action.kind != "prompt":
+        raise PanelError(PANEL_INVALID, f"action {action.id} is not a prompt action")
+    return fill_action(action, target), action.send
+
+
+def response_of(action: PanelAction) -> str:
+    """`submit` or `cancel` for a response action."""
+    if action.kind != "response" or action.response is None:
+        raise PanelError(PANEL_INVALID, f"action {action.id} is not a response action")
+    return action.response
+
+
+@dataclass
+class ActionOutcome:
+    result: Any  # what dispatch returned (a ToolResult or a result dict)
+    text: str  # the result's text
+    note: str  # `The user ran "LABEL" on TITLE; OWNER returned: TEXT`
+
+
+Dispatch = Callable[..., Awaitable[Any] | Any]
+
+
+async def run_tool_action(action: PanelAction, target: ActionTarget, *, title: str,
+                          owner: str, dispatch: Dispatch) -> ActionOutcome:
+    """Run a `tool` action: `await dispatch(arguments, source="user_action")` (the session
+    binds the owner tool and runs the full dispatch), then build the model's note."""
+    if action.kind != "tool":
+        raise PanelError(PANEL_INVALID, f"action {action.id} is not a tool action")
+    arguments = fill_action(action, target)
+    result = dispatch(arguments, source=USER_ACTION)
+    if inspect.isawaitable(result):
+        result = await result
+    text = result_text(result)
+    return ActionOutcome(result=result, text=text,
+                         note=action_note(action.label, title, owner, text))
+
+
+def result_text(result: Any) -> str:
+    if hasattr(result, "text") and callable(result.text):
+        return result.text()
+    if isinstance(result, dict):
+        return normalize(result).text()
+    return str(result)
+
+
+def action_note(label: str, title: str, owner: str, text: str) -> str:
+    return f'The user ran "{label}" on {title}; {owner} returned: {text}'

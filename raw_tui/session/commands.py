@@ -1,0 +1,38 @@
+"""`raw-tui sessions list | show ID | delete ID`."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from .store import HistoryStore
+from .textout import TextPrinter
+
+
+def cmd_sessions(args) -> int:
+    store = HistoryStore()
+    try:
+        if args.sessions_command == "list":
+            for row in store.list():
+                when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated_at))
+                title = row.title or "(no prompt)"
+                print(f"{row.id}  {when}  {row.agent}  {row.events} events  {row.cwd}  {title}")
+            return 0
+        row = store.get(args.session_id)
+        if row is None:
+            print(f"raw-tui: unknown session {args.session_id}", file=sys.stderr)
+            return 1
+        if args.sessions_command == "delete":
+            store.delete(row.id)
+            print(f"deleted {row.id}")
+            return 0
+        if args.output == "text":
+            printer = TextPrinter(sys.stdout)
+            for event in store.events(row.id):
+                printer(event)
+        else:
+            for data in store.raw_events(row.id):
+                sys.stdout.write(data.decode() + "\n")
+        return 0
+    finally:
+        store.close()

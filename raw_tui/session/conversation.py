@@ -1,0 +1,98 @@
+"""The conversation the model sees, kept as (turn, message) pairs and rebuilt from events.
+
+The saved history holds events only; `Conversation.from_events` replays them, so a resumed
+session sends the model exactly what it would have sent before. Panel state never enters:
+tool results hold the confirmation and rejection lines only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from .. import bus as ev
+from ..models.base import Message, ToolCallRequest, assistant_message, tool_message, user_message
+
+
+def result_text(content: list[Any]) -> str:
+    parts = []
+    for block in content:
+        if block.get("type") == "text":
+            parts.append(block.get("text", ""))
+        elif block.get("type") == "json":
+            parts.append(msgspec.json.encode(block.get("value")).decode())
+    return "\n".join(parts)
+
+
+def user_text(text: str, notes: list[str] | None) -> str:
+    if not notes:
+        return text
+    return "\n".join(notes) + "\n\n" + text
+
+
+@dataclass
+class Conversation:
+    entries: list[tuple[str | None, Message]] = field(default_factory=list)
+    summary: str | None = None
+    reminder: str | None = None
+
+    def messages(self) -> list[Message]:
+        out = []
+        if self.summary is not None:
+            out.append(user_message(f"[Summary of the earlier conversation]\n{self.summary}"))
+            if self.reminder:
+                out.append(user_message(self.reminder))
+            out.append(assistant_message("Understood."))
+        out.extend(message for _, message in self.entries)
+        return out
+
+    def turns(self) -> list[str]:
+        seen: list[str] = []
+        for turn, _ in self.entries:
+            if turn is not None and turn not in seen:
+                seen.append(turn)
+        return seen
+
+    def add(self, turn: str | None, message: Message) -> None:
+        self.entries.append((turn, message))
+
+    def compact(self, summary: str, kept_turns: list[str], reminder: str | None) -> None:
+        self.entries = [(t, m) for t, m in self.entries if t in kept_turns]
+        self.summary, self.reminder = summary, reminder
+
+    def clear(self) -> None:
+        self.entries, self.summary, self.reminder = [], None, None
+
+    @classmethod
+    def from_events(cls, events: list[ev.Event]) -> "Conversation":
+        conv = cls()
+        current: Message | None = None
+        for event in events:
+            turn = event.turn_id if isinstance(event.turn_id, str) else None
+            if isinstance(event, ev.UserMessage):
+                notes = event.notes if isinstance(event.notes, list) else None
+                conv.add(turn, user_message(user_text(event.text, notes)))
+                current = None
+            elif isinstance(event, ev.AssistantText):
+                current = assistant_message(event.text)
+                conv.add(turn, current)
+            elif isinstance(event, ev.ToolCall) and turn is not None:
+                if current is None:
+                    current = assistant_message("")
+                    conv.add(turn, current)
+                args = event.arguments if isinstance(event.arguments, dict) else {}
+                raw = None if isinstance(event.arguments, dict) else str(event.arguments)
+                current.tool_calls.append(ToolCallRequest(id=event.call_id, name=event.name,
+                                                          arguments=args, raw_arguments=raw))
+            elif isinstance(event, ev.ToolResultEvent) and turn is not None:
+                conv.add(turn, tool_message(event.call_id, result_text(event.content),
+                                            is_error=event.isError))
+            elif isinstance(event, ev.Compaction):
+                reminder = event.reminder if isinstance(event.reminder, str) else None
+                conv.compact(event.summary, event.kept_turns, reminder)
+                current = None
+            elif isinstance(event, ev.RunEnd):
+                current = None
+        return conv

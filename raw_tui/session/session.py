@@ -1,0 +1,403 @@
+"""An agent session: the turn loop over a model and the gate, publishing every step.
+
+States: idle → running → cancelling → idle; closing at the end. One turn = the user's
+prompt, then model request → tool calls → results, repeated until the model answers without
+tool calls or `max_steps` model requests were made. The same Session runs under the UI
+(interactive: approvals and forms are answered by commands) and headless (no approver, no
+interaction surface).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from pathlib import Path
+from dataclasses import dataclass
+from typing import Any
+
+from .. import bus as ev
+from .. import commands as cmd
+from .. import errors as E
+from ..models.base import (Message, ModelError, TextDelta, ToolCallRequest, ToolDefinition,
+                           Usage, assistant_message, make_provider, tool_message, user_message)
+from ..tools.dispatch import Dispatcher
+from .approver import BusApprover
+from .conversation import Conversation, result_text, user_text
+from .prompt import system_prompt
+
+COMPACT_INSTRUCTION = (
+    "Summarise the conversation so far for your own later use: the task, what was done, "
+    "files touched, decisions, and what remains. Be concise.")
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}{int(time.time() * 1000):x}{secrets.token_hex(3)}"
+
+
+class TurnCancelled(Exception):
+    pass
+
+
+@dataclass
+class TurnOutcome:
+    status: str  # completed | error | cancelled | max_steps
+    code: str | None = None
+    message: str | None = None
+
+
+class Session:
+    """Implements `commands.SessionApi`."""
+
+    def __init__(self, config, agent, *, cwd: str, bus: ev.Bus | None = None, store=None,
+                 interactive: bool = False, session_id: str | None = None,
+                 history: list[ev.Event] | None = None, provider=None) -> None:
+        from ..panels.host import PanelHost
+        from ..interactions import Interactions
+
+        self.config = config
+        self.agent = agent
+        self.cwd = cwd
+        self.bus = bus or ev.Bus()
+        self.store = store
+        self.interactive = interactive
+        self.resumed = session_id is not None
+        self.session_id = session_id or new_id("s")
+        self.info = cmd.SessionInfo(session_id=self.session_id, agent=agent.name,
+                                    model=agent.model_alias, max_steps=agent.config.max_steps,
+                                    cwd=cwd)
+        self.provider = provider or make_provider(_model_spec(agent))
+        if history and hasattr(self.provider, "position"):
+            # a scripted model continues where the saved session left it
+            self.provider.position = sum(isinstance(e, (ev.AssistantText, ev.Compaction))
+                                         for e in history)
+        self.conversation = Conversation.from_events(history or [])
+        self.state = "idle"
+        self.step = 0
+        self.notes: list[str] = []
+        self.last_usage: Usage | None = None
+        self._turn_task: asyncio.Task | None = None
+        self._cancel = asyncio.Event()
+        self._closed = False
+        if store is not None:
+            if not self.resumed:
+                store.create(self.session_id, cwd=cwd, agent=agent.name, model=agent.model_alias,
+                             config=config.label)
+            self.bus.subscribe(lambda event: store.append(self.session_id, event))
+        self.approver = BusApprover() if interactive else None
+        self.panels = PanelHost(self.bus)
+        if history:
+            self.panels.restore([e for e in history if isinstance(e, ev.PanelState)])
+        self.interactions = Interactions(self.bus, attached=interactive)
+        self.hooks = _hook_dispatcher(agent, self.bus, cwd, self.session_id)
+        self.watcher = None
+        self.dispatcher = Dispatcher(agent, bus=self.bus, cwd=cwd, hooks=self.hooks,
+                                     approver=self.approver, panels=self.panels,
+                                     interactions=self.interactions.for_call)
+
+    # attachment ------------------------------------------------------------------------
+    async def open(self, *, watch: bool = False) -> None:
+        """Attach: publish session_start and run SessionStart hooks (once per attachment)."""
+        self.bus.publish(ev.SessionStart(session_id=self.session_id, agent=self.agent.name))
+        self._publish_state()
+        await self.hooks.session_start("resume" if self.resumed else "create")
+        if watch:
+            self.watcher = _start_watcher(self)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._turn_task is not None and not self._turn_task.done():
+            self.cancel()
+            try:
+                await asyncio.wait_for(asyncio.shield(self._turn_task), 10)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                self._turn_task.cancel()
+        self.state = "closing"
+        self._publish_state()
+        self.interactions.close()
+        if self.watcher is not None:
+            await _maybe_await(self.watcher.stop())
+        await self.hooks.session_end()
+        self.hooks.hookset.close()
+
+    # commands ---------------------------------------------------------------------------
+    async def handle(self, command: cmd.Command) -> cmd.Reply:
+        if isinstance(command, cmd.Prompt):
+            return self._prompt(command.text)
+        if isinstance(command, cmd.Cancel):
+            return cmd.Reply(ok=self.cancel())
+        if isinstance(command, cmd.ApprovalAnswer):
+            ok = self.approver is not None and self.approver.answer(command.call_id, command.allow)
+            return cmd.Reply(ok=ok, message=None if ok else "no such approval request")
+        if isinstance(command, cmd.FormAnswer):
+            return self.interactions.answer(command.request_id, command.answers,
+                                            command.idempotency_key)
+        if isinstance(command, cmd.FormCancel):
+            return self.interactions.cancel(command.request_id)
+        if isinstance(command, cmd.PanelAction):
+            return await self.panel_action(command)
+        if isinstance(command, cmd.Compact):
+            return self._prompt("/compact")
+        if isinstance(command, cmd.Clear):
+            return self._prompt("/clear")
+        if isinstance(command, cmd.Quit):
+            await self.close()
+            return cmd.Reply()
+        return cmd.Reply(ok=False, message=f"unknown command {type(command).__name__}")
+
+    def _prompt(self, text: str) -> cmd.Reply:
+        if self.busy:
+            return cmd.Reply(ok=False, code="busy", message="a turn is running")
+        self._turn_task = asyncio.create_task(self.run_turn(text))
+        return cmd.Reply()
+
+    @property
+    def busy(self) -> bool:
+        return self._turn_task is not None and not self._turn_task.done()
+
+    async def wait_idle(self) -> None:
+        if self._turn_task is not None:
+            await asyncio.shield(self._turn_task)
+
+    def cancel(self) -> bool:
+        if self.state != "running":
+            return False
+        self.state = "cancelling"
+        self._cancel.set()
+        self._publish_state()
+        return True
+
+    # the turn ---------------------------------------------------------------------------
+    async def run_turn(self, text: str) -> TurnOutcome:
+        """Run one turn to its end; publishes exactly one run_end."""
+        stripped = text.strip()
+        if stripped == "/clear":
+            self.conversation.clear()
+            self.bus.publish(ev.Notice(level="info", message="conversation cleared"))
+            return TurnOutcome("completed")
+        turn_id = new_id("t")
+        self._cancel = asyncio.Event()
+        self.state, self.step = "running", 0
+        self._take_hook_reload()
+        self._publish_state()
+        try:
+            if stripped == "/compact":
+                outcome = await self._compact_turn(turn_id)
+            else:
+                outcome = await self._turn(turn_id, text)
+        except TurnCancelled:
+            outcome = TurnOutcome("cancelled", E.CANCELLED, "cancelled")
+        except ModelError as err:
+            outcome = TurnOutcome("error", err.code, err.message)
+        except Exception as err:  # never let a bug take the session down
+            outcome = TurnOutcome("error", "internal_error", f"{type(err).__name__}: {err}")
+        await self.hooks.stop(turn_id, _run_dict(outcome), self._cancel)
+        self.bus.publish(ev.RunEnd(status=outcome.status, **_opt(code=outcome.code,
+                                   message=outcome.message), turn_id=turn_id))
+        self.state, self.step = "idle", 0
+        self._publish_state()
+        return outcome
+
+    async def _turn(self, turn_id: str, text: str) -> TurnOutcome:
+        gate = await self.hooks.user_prompt_submit(text, turn_id, self._cancel)
+        if self._cancel.is_set():
+            raise TurnCancelled
+        if not gate.allowed:
+            return TurnOutcome("error", gate.code or E.HOOK_DENIED, gate.reason)
+        notes, self.notes = self.notes, []
+        self.bus.publish(ev.UserMessage(text=text, **_opt(notes=notes or None), turn_id=turn_id))
+        self.conversation.add(turn_id, user_message(user_text(text, notes)))
+        max_steps = self.agent.config.max_steps
+        while True:
+            if self.step >= max_steps:
+                return TurnOutcome("max_steps", "max_steps",
+                                   f"stopped after {max_steps} model requests")
+            self.step += 1
+            self._publish_state()
+            await self._maybe_auto_compact(turn_id)
+            reply_text, calls = await self._model_request(turn_id)
+            self.conversation.add(turn_id, assistant_message(reply_text, calls))
+            if not calls:
+                return TurnOutcome("completed")
+            stop = await self._run_calls(turn_id, calls)
+            if stop is not None:
+                return stop
+
+    async def _model_request(self, turn_id: str) -> tuple[str, list[ToolCallRequest]]:
+        tools = [ToolDefinition(**t.definition()) for t in self.agent.model_tools()]
+        text, calls = await self._stream(turn_id, self.conversation.messages(), tools)
+        self.bus.publish(ev.AssistantText(text=text, turn_id=turn_id))
+        return text, calls
+
+    async def _stream(self, turn_id: str | None, messages: list[Message],
+                      tools: list[ToolDefinition], *, publish: bool = True):
+        parts: list[str] = []
+        calls: list[ToolCallRequest] = []
+
+        async def consume() -> None:
+            async for item in self.provider.stream(messages, tools,
+                                                   system=system_prompt(self.agent, self.cwd)):
+                if isinstance(item, TextDelta):
+                    parts.append(item.text)
+                    if publish and item.text:
+                        self.bus.publish(ev.AssistantDelta(text=item.text, turn_id=turn_id))
+                elif isinstance(item, ToolCallRequest):
+                    calls.append(item)
+                elif isinstance(item, Usage):
+                    self.last_usage = item
+
+        await self._unless_cancelled(consume())
+        return "".join(parts), calls
+
+    async def _unless_cancelled(self, coro) -> Any:
+        task = asyncio.ensure_future(coro)
+        waiter = asyncio.ensure_future(self._cancel.wait())
+        try:
+            done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        if task not in done:
+            task.cancel()
+            try:
+                await task
+            except BaseException:
+                pass
+            raise TurnCancelled
+        return task.result()
+
+    async def _run_calls(self, turn_id: str, calls: list[ToolCallRequest]) -> TurnOutcome | None:
+        """Run one response's calls in order. After approval_required or a cancel, the
+        remaining calls get `cancelled` results."""
+        stop: TurnOutcome | None = None
+        for call in calls:
+            if stop is not None or self._cancel.is_set():
+                self._cancelled_result(turn_id, call)
+                continue
+            if call.raw_arguments is not None:
+                self._invalid_json_result(turn_id, call)
+                continue
+            report = await self.dispatcher.dispatch(call.name, call.arguments, call_id=call.id,
+                                                    turn_id=turn_id, cancel=self._cancel)
+            self.conversation.add(turn_id, tool_message(
+                call.id, report.result.text(), is_error=report.result.isError))
+            if report.code == E.APPROVAL_REQUIRED:
+                stop = TurnOutcome("error", E.APPROVAL_REQUIRED, report.message)
+        if stop is None and self._cancel.is_set():
+            raise TurnCancelled
+        return stop
+
+    def _cancelled_result(self, turn_id: str, call: ToolCallRequest) -> None:
+        self._synthetic_result(turn_id, call, E.CANCELLED, "cancelled")
+
+    def _invalid_json_result(self, turn_id: str, call: ToolCallRequest) -> None:
+        self._synthetic_result(turn_id, call, E.INVALID_ARGUMENTS,
+                               "invalid arguments: not a JSON object")
+
+    def _synthetic_result(self, turn_id: str, call: ToolCallRequest, code: str, text: str) -> None:
+        tool = self.agent.tools.find(call.name)
+        arguments: Any = call.raw_arguments if call.raw_arguments is not None else call.arguments
+        self.bus.publish(ev.ToolCall(call_id=call.id, identity=tool.identity if tool else call.name,
+                                     name=call.name, arguments=arguments, turn_id=turn_id))
+        content = [{"type": "text", "text": text}]
+        self.bus.publish(ev.ToolResultEvent(call_id=call.id, isError=True, code=code,
+                                            content=content, turn_id=turn_id))
+        self.conversation.add(turn_id, tool_message(call.id, text, is_error=True))
+
+    # compaction --------------------------------------------------------------------------
+    async def _maybe_auto_compact(self, turn_id: str) -> None:
+        settings = self.agent.config.compact
+        if settings is None or settings.trigger_tokens is None or self.last_usage is None:
+            return
+        if self.last_usage.input_tokens < settings.trigger_tokens:
+            return
+        self.last_usage = None
+        await self._compact(turn_id, keep_current=True)
+
+    async def _compact_turn(self, turn_id: str) -> TurnOutcome:
+        if not self.conversation.entries:
+            return TurnOutcome("completed", message="nothing to compact")
+        await self._compact(turn_id, keep_current=False)
+        return TurnOutcome("completed")
+
+    async def _compact(self, turn_id: str, *, keep_current: bool) -> None:
+        settings = self.agent.config.compact
+        keep = settings.keep_turns if settings is not None else 2
+        turns = self.conversation.turns()
+        kept = turns[-keep:] if keep > 0 else []
+        if keep_current and turn_id not in kept:
+            kept.append(turn_id)
+        older = Conversation(entries=[(t, m) for t, m in self.conversation.entries
+                                      if t not in kept],
+                             summary=self.conversation.summary)
+        messages = older.messages() + [user_message(COMPACT_INSTRUCTION)]
+        summary, _ = await self._stream(turn_id, messages, [], publish=False)
+        reminder = self.panels.reminder()
+        self.conversation.compact(summary.strip(), kept, reminder)
+        self.bus.publish(ev.Compaction(summary=summary.strip(), kept_turns=kept,
+                                       **_opt(reminder=reminder), turn_id=turn_id))
+
+    # panel actions -----------------------------------------------------------------------
+    async def panel_action(self, command: cmd.PanelAction) -> cmd.Reply:
+        from ..panels.actions import run_panel_action
+
+        return await run_panel_action(self, command)
+
+    # helpers ------------------------------------------------------------------------------
+    def _publish_state(self) -> None:
+        self.bus.publish(ev.TurnState(state=self.state, step=self.step,
+                                      max_steps=self.agent.config.max_steps))
+
+    def _take_hook_reload(self) -> None:
+        if self.watcher is not None:
+            self.watcher.take_pending()
+
+
+def _opt(**fields: Any) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _run_dict(outcome: TurnOutcome) -> dict[str, Any]:
+    return {"status": outcome.status, **_opt(code=outcome.code, message=outcome.message)}
+
+
+async def _maybe_await(value: Any) -> None:
+    if asyncio.iscoroutine(value):
+        await value
+
+
+def _model_spec(agent):
+    from ..models.base import ModelSpec
+
+    m = agent.model
+    return ModelSpec(method=m.method, model_id=m.model_id, base_url=m.base_url,
+                     api_key_env=m.api_key_env, api_key=m.api_key, script=m.script,
+                     request_timeout_ms=m.request_timeout_ms,
+                     context_window_tokens=m.context_window_tokens, max_tokens=m.max_tokens,
+                     provider=m.provider, alias=agent.model_alias)
+
+
+def _hook_dispatcher(agent, bus, cwd, session_id):
+    from ..hooks.dispatcher import HookDispatcher
+
+    return HookDispatcher(agent.hooks, bus, cwd=cwd, agent_id=agent.name, session_id=session_id)
+
+
+def _start_watcher(session: "Session"):
+    """Watch the hook folders and the config file; changes apply at the next turn."""
+    from ..config import load_config
+    from ..hooks.watcher import HookWatcher
+
+    config = session.config
+    if config.file is None:
+        return None
+
+    def reload():
+        fresh = load_config(str(config.file), cwd=Path(session.cwd))
+        return fresh.agent(session.agent.name).hooks
+
+    watcher = HookWatcher(reload, dispatcher=session.hooks, bus=session.bus,
+                          config_file=config.file)
+    watcher.start()
+    return watcher

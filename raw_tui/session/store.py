@@ -1,0 +1,134 @@
+"""Saved history: every event of every session in one SQLite database (WAL mode).
+
+Each event is committed as it is published, so a crash or `kill -9` mid-turn loses nothing
+already published. Credentials are never stored: events carry none, and the session row
+keeps only the agent name, the model alias and the working directory.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import bus as ev
+from ..paths import state_home
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    cwd TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    model TEXT NOT NULL,
+    config TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    title TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS events (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+CREATE INDEX IF NOT EXISTS sessions_by_cwd ON sessions(cwd, updated_at);
+"""
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: str
+    cwd: str
+    agent: str
+    model: str
+    config: str
+    created_at: float
+    updated_at: float
+    title: str
+    events: int = 0
+
+
+def default_path() -> Path:
+    return state_home() / "history.sqlite3"
+
+
+class HistoryStore:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self.db.executescript(SCHEMA)
+        self._seq: dict[str, int] = {}
+
+    def close(self) -> None:
+        self.db.close()
+
+    def create(self, session_id: str, *, cwd: str, agent: str, model: str, config: str) -> None:
+        now = time.time()
+        self.db.execute(
+            "INSERT INTO sessions (id, cwd, agent, model, config, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)", (session_id, cwd, agent, model, config, now, now))
+        self._seq[session_id] = 0
+
+    def append(self, session_id: str, event: ev.Event) -> None:
+        """Store one event now (one autocommitted statement)."""
+        seq = self._next_seq(session_id)
+        self.db.execute("INSERT INTO events (session_id, seq, type, data) VALUES (?, ?, ?, ?)",
+                        (session_id, seq, type(event).__struct_config__.tag, ev.encode(event)))
+        if isinstance(event, (ev.UserMessage, ev.RunEnd)):
+            self._touch(session_id, event)
+
+    def _next_seq(self, session_id: str) -> int:
+        if session_id not in self._seq:
+            row = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id = ?",
+                                  (session_id,)).fetchone()
+            self._seq[session_id] = row[0]
+        self._seq[session_id] += 1
+        return self._seq[session_id]
+
+    def _touch(self, session_id: str, event: ev.Event) -> None:
+        self.db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id))
+        if isinstance(event, ev.UserMessage):
+            title = " ".join(event.text.split())[:60]
+            self.db.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
+                            (title, session_id))
+
+    def get(self, session_id: str) -> SessionRow | None:
+        rows = self._rows("WHERE s.id = ?", (session_id,))
+        return rows[0] if rows else None
+
+    def list(self, cwd: str | None = None) -> list[SessionRow]:
+        if cwd is None:
+            return self._rows("", ())
+        return self._rows("WHERE s.cwd = ?", (cwd,))
+
+    def latest(self, cwd: str) -> SessionRow | None:
+        rows = self.list(cwd)
+        return rows[0] if rows else None
+
+    def _rows(self, where: str, params: tuple) -> list[SessionRow]:
+        query = ("SELECT s.id, s.cwd, s.agent, s.model, s.config, s.created_at, s.updated_at,"
+                 " s.title, (SELECT COUNT(*) FROM events e WHERE e.session_id = s.id)"
+                 f" FROM sessions s {where} ORDER BY s.updated_at DESC, s.created_at DESC")
+        return [SessionRow(*row) for row in self.db.execute(query, params)]
+
+    def events(self, session_id: str) -> list[ev.Event]:
+        rows = self.db.execute("SELECT data FROM events WHERE session_id = ? ORDER BY seq",
+                               (session_id,))
+        return [ev.decode(data) for (data,) in rows]
+
+    def raw_events(self, session_id: str) -> list[bytes]:
+        rows = self.db.execute("SELECT data FROM events WHERE session_id = ? ORDER BY seq",
+                               (session_id,))
+        return [bytes(data) for (data,) in rows]
+
+    def delete(self, session_id: str) -> bool:
+        cur = self.db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        self.db.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+        self._seq.pop(session_id, None)
+        return cur.rowcount > 0

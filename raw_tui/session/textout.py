@@ -1,0 +1,78 @@
+"""`run --output text` and `sessions show --output text`: the assistant's text, one line per
+tool call and per receipt."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from .. import bus as ev
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class TextPrinter:
+    def __init__(self, out: TextIO, err: TextIO | None = None) -> None:
+        self.out = out
+        self.err = err or out
+        self._mid_line = False
+        self._calls: dict[str, str] = {}
+
+    def __call__(self, event: ev.Event) -> None:
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler is not None:
+            handler(event)
+            self.out.flush()
+
+    def _line(self, text: str) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self._mid_line = False
+        self.out.write(text + "\n")
+
+    def _on_UserMessage(self, e: ev.UserMessage) -> None:
+        self._line(f"> {e.text}")
+
+    def _on_AssistantDelta(self, e: ev.AssistantDelta) -> None:
+        self.out.write(e.text)
+        self._mid_line = not e.text.endswith("\n")
+
+    def _on_AssistantText(self, e: ev.AssistantText) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self._mid_line = False
+
+    def _on_ToolCall(self, e: ev.ToolCall) -> None:
+        self._calls[e.call_id] = e.name
+        self._line(f"· {e.name} {_short(e.arguments)}")
+
+    def _on_ToolResultEvent(self, e: ev.ToolResultEvent) -> None:
+        name = self._calls.get(e.call_id, e.call_id)
+        text = " ".join(b.get("text", "") for b in e.content if b.get("type") == "text")
+        text = " ".join(text.split())
+        if len(text) > 160:
+            text = text[:159] + "…"
+        status = f"error {e.code}" if e.isError else "ok"
+        self._line(f"  {name}: {status}{' · ' + text if text else ''}")
+
+    def _on_HookEvent(self, e: ev.HookEvent) -> None:
+        from ..hooks.dispatcher import format_receipt
+
+        self._line(format_receipt(e))
+
+    def _on_PanelReceipt(self, e: ev.PanelReceipt) -> None:
+        if isinstance(e.error, ev.PanelError):
+            self._line(f"▸ {e.title} rejected: {e.error.code} {e.error.message}")
+        else:
+            self._line(f"▸ {e.title} r{e.revision}{' · ' + e.summary if e.summary else ''}")
+
+    def _on_RunEnd(self, e: ev.RunEnd) -> None:
+        if e.status != "completed":
+            code = e.code if isinstance(e.code, str) else ""
+            self._line(f"[run {e.status}{' ' + code if code else ''}]")
+
+    def _on_Notice(self, e: ev.Notice) -> None:
+        self._line(f"[{e.level}] {e.message}")

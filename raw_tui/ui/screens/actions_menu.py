@@ -1,0 +1,41 @@
+"""The small menu of a panel's, a block's or an item's actions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+STYLES = Path(__file__).resolve().parent.parent / "styles"
+
+
+class ActionsMenu(ModalScreen[dict | None]):
+    CSS_PATH = STYLES / "actions_menu.tcss"
+    HELP = "Choose an action with **Up/Down** and **Enter**; **Esc** closes."
+    BINDINGS = [Binding("escape", "close", "Close", id="actions.close")]
+
+    def __init__(self, title: str, actions: list[dict]) -> None:
+        super().__init__()
+        self.menu_title = title
+        self.actions = actions
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="actions-dialog"):
+            yield Static(self.menu_title, id="actions-title")
+            yield OptionList(*(Option(f"{a.get('label', a.get('id'))}  ·  {a.get('kind', '')}",
+                                      id=str(i)) for i, a in enumerate(self.actions)),
+                             id="actions-list")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.actions[int(event.option.id)])
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,107 @@
+"""The approval modal: the tool and its identity, the rule that asked, the intended effects
+apart from the raw arguments (operation, absolute path, a warning when the path passes
+through a symbolic link), a write_file diff preview computed without writing, then the
+arguments as highlighted JSON. `a` approves this one call; `d` or Esc denies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..preview import effect_lines, is_write_file, write_file_diff
+
+STYLES = Path(__file__).resolve().parent.parent / "styles"
+
+
+def _get(value: Any) -> Any:
+    return None if value is msgspec.UNSET else value
+
+
+class ApprovalScreen(ModalScreen[bool]):
+    CSS_PATH = STYLES / "approval.tcss"
+    HELP = "A tool call waits for your approval. **a** approves this call, **d** or **Esc** denies."
+    BINDINGS = [
+        Binding("a", "answer(True)", "Approve", id="approval.allow"),
+        Binding("d,escape", "answer(False)", "Deny", id="approval.deny"),
+    ]
+
+    def __init__(self, request: Any, *, cwd: str, waiting: int = 0) -> None:
+        super().__init__()
+        self.request = request
+        self.cwd = cwd
+        self.waiting = waiting
+
+    def compose(self) -> ComposeResult:
+        r = self.request
+        with Vertical(id="approval-dialog"):
+            title = Text("Approve ", style="bold")
+            title.append(r.name, style="bold yellow")
+            title.append("?")
+            yield Static(title, id="approval-title")
+            who = Text(r.identity, style="dim")
+            rule = _get(getattr(r, "rule", msgspec.UNSET))
+            who.append(f" · asked by tools.rules[{rule}]" if rule is not None
+                       else " · asked by a rule", style="dim")
+            yield Static(who, id="approval-identity")
+            with VerticalScroll(id="approval-body"):
+                yield from self._sections()
+            yield Static(self._keys(), id="approval-keys")
+
+    def _sections(self) -> ComposeResult:
+        r = self.request
+        effects = _get(r.effects)
+        yield Static(Text("Intended effects", style="bold underline"), classes="section-title")
+        lines = effect_lines(effects)
+        if lines:
+            for effect in lines:
+                line = Text(f"{effect.operation:<18}", style="bold yellow")
+                line.append(effect.path)
+                yield Static(line, classes="effect")
+                for link in effect.symlinks:
+                    yield Static(Text(f"  ⚠ passes through a symbolic link: {link}",
+                                      style="bold red"), classes="effect-warning")
+        elif effects is not None:
+            yield Static(Syntax(json.dumps(effects, indent=2, ensure_ascii=False), "json",
+                                word_wrap=True, background_color="default"))
+        else:
+            yield Static(Text("(this tool declares no effects)", style="dim"))
+        if is_write_file(r.identity, r.name):
+            diff = write_file_diff(r.arguments, self.cwd)
+            if diff:
+                yield Static(Text("Preview (not written)", style="bold underline"),
+                             classes="section-title")
+                yield Static(Syntax(diff, "diff", word_wrap=True, background_color="default"),
+                             id="approval-diff")
+        yield Static(Text("Arguments", style="bold underline"), classes="section-title")
+        yield Static(Syntax(json.dumps(r.arguments, indent=2, ensure_ascii=False), "json",
+                            word_wrap=True, background_color="default"), id="approval-args")
+
+    def _keys(self) -> Text:
+        keys = Text("a", style="bold green")
+        keys.append(" approve this call   ")
+        keys.append("d/Esc", style="bold red")
+        keys.append(" deny")
+        if self.waiting:
+            keys.append(f"   · {self.waiting} more waiting", style="bold magenta")
+        return keys
+
+    def set_waiting(self, waiting: int) -> None:
+        self.waiting = waiting
+        if self.is_mounted:
+            self.query_one("#approval-keys", Static).update(self._keys())
+
+    def on_mount(self) -> None:
+        self.query_one("#approval-body").focus()
+
+    def action_answer(self, allow: bool) -> None:
+        self.dismiss(allow)

@@ -1,0 +1,128 @@
+"""The rows of the chat: user messages, streamed assistant text, hook and panel receipts,
+notices, the end of a run, and the row that stands for pruned history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Markdown, Static
+
+from .safe import SafeStatic
+
+
+class UserMessageView(SafeStatic):
+    def __init__(self, text: str) -> None:
+        super().__init__(classes="chat-item user")
+        self.text = text
+
+    def build(self) -> Text:
+        out = Text("› ", style="bold")
+        out.append(self.text)
+        return out
+
+    def plain_text(self) -> str:
+        return self.text
+
+
+class AssistantMessageView(Markdown):
+    """Assistant text. Live deltas go through a MarkdownStream (Markdown.append), so a token
+    never re-renders the whole message."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text, classes="chat-item assistant")
+        self.text = text
+        self._stream = None
+
+    async def write(self, delta: str) -> None:
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self)
+        self.text += delta
+        await self._stream.write(delta)
+
+    async def finish(self, final: str | None = None) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        if final is not None and final != self.text:
+            self.text = final
+            await self.update(final)
+
+    def plain_text(self) -> str:
+        return self.text
+
+
+class HookRow(SafeStatic):
+    """`Hook ID EVENT: OUTCOME · message` (dim)."""
+
+    def __init__(self, event: Any) -> None:
+        super().__init__(classes="chat-item receipt hook")
+        self.event = event
+
+    def build(self) -> Text:
+        e = self.event
+        line = f"Hook {e.id} {e.event}: {e.outcome}"
+        extra = _set(getattr(e, "message", None)) or _set(getattr(e, "code", None))
+        if extra:
+            line += f" · {extra}"
+        style = "dim red" if e.outcome in ("denied", "error") else "dim"
+        return Text(line, style=style)
+
+
+class PanelReceiptRow(SafeStatic):
+    """`▸ Title r5 · 3/7 · summary`, or a dim rejection line."""
+
+    def __init__(self, event: Any, progress: Any = None) -> None:
+        super().__init__(classes="chat-item receipt panel-receipt")
+        self.event = event
+        self.progress = progress
+
+    def build(self) -> Text:
+        e = self.event
+        error = _set(getattr(e, "error", None))
+        if error is not None:
+            return Text(f"▸ {e.title} update rejected: {error.code} {error.message}",
+                        style="dim red")
+        parts = [f"▸ {e.title} r{e.revision}"]
+        if isinstance(self.progress, dict) and "done" in self.progress:
+            parts.append(f"{self.progress['done']}/{self.progress.get('total', '?')}")
+        if e.op == "close":
+            parts.append("closed")
+        if e.summary:
+            parts.append(e.summary)
+        return Text(" · ".join(parts), style="cyan")
+
+
+class NoticeRow(SafeStatic):
+    STYLES = {"info": "dim", "warning": "yellow", "error": "bold red"}
+
+    def __init__(self, text: str, level: str = "info") -> None:
+        super().__init__(classes=f"chat-item notice {level}")
+        self.text = text
+        self.level = level
+
+    def build(self) -> Text:
+        return Text(self.text, style=self.STYLES.get(self.level, ""))
+
+
+class HiddenRow(Static):
+    """Stands for the chat rows that were pruned; Enter shows them as text."""
+
+    def __init__(self) -> None:
+        super().__init__(classes="chat-item hidden-row")
+        self.count = 0
+
+    def set_count(self, count: int) -> None:
+        self.count = count
+        self.update(Text(f"▲ {count} earlier item{'s' * (count != 1)} hidden · "
+                         "Enter shows them", style="dim italic"))
+
+    def plain_text(self) -> str:
+        return ""
+
+
+def _set(value: Any) -> Any:
+    """None for msgspec.UNSET and None."""
+    import msgspec
+
+    return None if value is None or value is msgspec.UNSET else value

@@ -1,0 +1,80 @@
+"""The composer: Enter sends, Alt+Enter (or Ctrl+J) adds a newline, Up/Down walk the history
+when the cursor is on the first/last line."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+
+class Composer(TextArea):
+    HELP = "Type a message. **Enter** sends, **Alt+Enter** adds a newline, **Up/Down** history."
+
+    BINDINGS = [
+        Binding("enter", "send", "Send", id="composer.send", priority=True),
+        Binding("alt+enter,ctrl+j", "newline", "Newline", id="composer.newline", priority=True),
+        Binding("up", "history_previous", "History", id="composer.history_previous",
+                show=False),
+        Binding("down", "history_next", "History", id="composer.history_next", show=False),
+    ]
+
+    class Submitted(Message):
+        def __init__(self, composer: "Composer", text: str) -> None:
+            super().__init__()
+            self.composer = composer
+            self.text = text
+
+    def __init__(self, *, cursor_blink: bool = False, **kwargs) -> None:
+        super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
+                         **kwargs)
+        self.cursor_blink = cursor_blink
+        self.placeholder = "Message (Enter sends, Alt+Enter newline)"
+        self.sent: list[str] = []
+        self._history_at: int | None = None
+        self._draft = ""
+
+    def action_send(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        if not self.sent or self.sent[-1] != text:
+            self.sent.append(text)
+        self._history_at = None
+        self.clear()
+        self.post_message(self.Submitted(self, text))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_history_previous(self) -> None:
+        if self.cursor_location[0] > 0 or not self.sent:
+            self.action_cursor_up()
+            return
+        if self._history_at is None:
+            self._draft = self.text
+            self._history_at = len(self.sent)
+        if self._history_at > 0:
+            self._history_at -= 1
+            self._show(self.sent[self._history_at])
+
+    def action_history_next(self) -> None:
+        if self.cursor_location[0] < self.document.line_count - 1 or self._history_at is None:
+            self.action_cursor_down()
+            return
+        self._history_at += 1
+        if self._history_at >= len(self.sent):
+            self._history_at = None
+            self._show(self._draft)
+        else:
+            self._show(self.sent[self._history_at])
+
+    def _show(self, text: str) -> None:
+        self.text = text
+        self.move_cursor(self.document.end)
+
+    def set_draft(self, text: str) -> None:
+        """Fill the composer (a prompt action's draft) and focus it."""
+        self._history_at = None
+        self._show(text)
+        self.focus()

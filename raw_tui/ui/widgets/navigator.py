@@ -1,0 +1,106 @@
+"""Keyboard cursor shared by the chat and the sidebar: Up/Down move over rows, panels,
+blocks and items; Enter opens what is under the cursor; `c` copies it (OSC 52)."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+
+from .panel_view import BlockView, PanelView, Target
+
+
+class Navigator(VerticalScroll, can_focus=True):
+    BINDING_PREFIX = "nav"
+
+    class Activated(Message):
+        """Enter on a target."""
+
+        def __init__(self, navigator: "Navigator", target: Target) -> None:
+            super().__init__()
+            self.navigator, self.target = navigator, target
+
+    class Copy(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.cursor: Target | None = None
+
+    def targets(self) -> list[Target]:  # overridden
+        return []
+
+    # moving -------------------------------------------------------------------------------
+    def _index(self, targets: list[Target]) -> int | None:
+        for i, t in enumerate(targets):
+            if t.same(self.cursor):
+                return i
+        return None
+
+    def move(self, delta: int) -> None:
+        targets = self.targets()
+        if not targets:
+            return
+        i = self._index(targets)
+        if i is None:
+            i = len(targets) - 1 if delta < 0 or self.id == "chat" else 0
+        else:
+            i = max(0, min(len(targets) - 1, i + delta))
+        self.set_cursor(targets[i])
+
+    def set_cursor(self, target: Target | None) -> None:
+        old = self.cursor
+        if old is not None and old.widget.is_attached:
+            if isinstance(old.widget, BlockView):
+                old.widget.set_cursor_item(None)
+            old.widget.remove_class("-cursor")
+        self.cursor = target
+        if target is None:
+            return
+        if target.item is not None and isinstance(target.widget, BlockView):
+            target.widget.set_cursor_item(target.item)
+        else:
+            target.widget.add_class("-cursor")
+        self.scroll_to_widget(target.widget, animate=False)
+
+    def on_focus(self) -> None:
+        targets = self.targets()
+        if self.cursor is None or self._index(targets) is None:
+            self.cursor = None
+            if targets:
+                self.set_cursor(targets[-1] if self.id == "chat" else targets[0])
+
+    def action_cursor_up(self) -> None:
+        self.move(-1)
+
+    def action_cursor_down(self) -> None:
+        self.move(1)
+
+    def action_activate(self) -> None:
+        targets = self.targets()
+        if self.cursor is not None and self._index(targets) is not None:
+            self.post_message(self.Activated(self, self.cursor))
+
+    def action_copy(self) -> None:
+        target = self.cursor
+        if target is None or not target.widget.is_attached:
+            return
+        widget = target.widget
+        if target.item is not None and isinstance(widget, BlockView):
+            text = widget.item_text(target.item)
+        elif target.block is None and isinstance(widget.parent, PanelView):
+            text = widget.parent.plain_text()
+        else:
+            text = getattr(widget, "plain_text", lambda: "")()
+        self.post_message(self.Copy(text))
+
+
+def nav_bindings(prefix: str) -> list[Binding]:
+    return [
+        Binding("up,k", "cursor_up", "Up", id=f"{prefix}.up", show=False),
+        Binding("down,j", "cursor_down", "Down", id=f"{prefix}.down", show=False),
+        Binding("enter", "activate", "Open / actions", id=f"{prefix}.activate"),
+        Binding("c,y", "copy", "Copy", id=f"{prefix}.copy"),
+    ]

@@ -1,0 +1,49 @@
+"""The sidebar: one section per sidebar panel, in the order they were first drawn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from .navigator import Navigator, nav_bindings
+from .panel_view import PanelView, Target
+
+
+class Sidebar(Navigator):
+    HELP = ("Live panels. **Up/Down** move over panels, blocks and items; **Enter** opens "
+            "their actions; **c** copies.")
+    BINDINGS = nav_bindings("sidebar")
+
+    def __init__(self, *, cursor_blink: bool = False, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.cursor_blink = cursor_blink
+        self.panels: dict[str, PanelView] = {}
+        self.empty = Static(Text("No panels yet.", style="dim italic"), classes="sidebar-empty")
+
+    def compose(self):
+        yield self.empty
+
+    async def upsert(self, state: Any) -> PanelView | None:
+        view = self.panels.get(state.panel)
+        if state.document is None:
+            if view is not None:
+                del self.panels[state.panel]
+                await view.remove()
+            self.empty.display = not self.panels
+            return None
+        if view is None:
+            view = PanelView(state, cursor_blink=self.cursor_blink)
+            self.panels[state.panel] = view
+            self.empty.display = False
+            await self.mount(view)
+        else:
+            await view.update_state(state)
+        return view
+
+    def targets(self) -> list[Target]:
+        out: list[Target] = []
+        for view in self.panels.values():
+            out.extend(view.targets())
+        return out

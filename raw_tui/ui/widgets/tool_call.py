@@ -1,0 +1,144 @@
+"""One tool call in the chat: name, identity, the decision (allowed, asked by which rule,
+approved or denied, denied by a rule or a hook), arguments, intended effects and the result
+with its code, collapsed when long (Enter expands)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+from rich.console import Group
+from rich.text import Text
+
+from ..preview import effect_lines
+from .safe import SafeStatic
+
+COLLAPSED_LINES = 3
+ARGS_CLIP = 160
+DENIAL_CODES = ("tool_denied", "hook_denied", "hook_error", "approval_denied",
+                "approval_required", "approval_error", "tool_not_exposed")
+
+
+def _get(value: Any) -> Any:
+    return None if value is msgspec.UNSET else value
+
+
+def result_text(content: Any) -> str:
+    parts = []
+    for block in content or ():
+        if isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif isinstance(block, dict) and block.get("type") == "json":
+            parts.append(json.dumps(block.get("value"), ensure_ascii=False, indent=1))
+        else:
+            parts.append(json.dumps(block, ensure_ascii=False))
+    return "\n".join(parts)
+
+
+class ToolCallView(SafeStatic):
+    def __init__(self, call_id: str, identity: str = "", name: str = "") -> None:
+        super().__init__(classes="chat-item tool-call")
+        self.call_id = call_id
+        self.identity = identity
+        self.tool_name = name
+        self.arguments: Any = None
+        self.effects: Any = None
+        self.asked = False
+        self.rule: int | None = None
+        self.allowed: bool | None = None  # the approval answer
+        self.result: Any = None  # ToolResultEvent
+        self.expanded = False
+
+    # updates from events ------------------------------------------------------------------
+    def set_call(self, event: Any) -> None:
+        self.identity, self.tool_name = event.identity, event.name
+        self.arguments, self.effects = event.arguments, _get(event.effects)
+        self._changed()
+
+    def set_asked(self, event: Any) -> None:
+        self.asked = True
+        self.rule = _get(getattr(event, "rule", msgspec.UNSET))
+        if self.arguments is None:
+            self.identity, self.tool_name = event.identity, event.name
+            self.arguments, self.effects = event.arguments, _get(event.effects)
+        self._changed()
+
+    def set_decision(self, allow: bool) -> None:
+        self.allowed = allow
+        self._changed()
+
+    def set_result(self, event: Any) -> None:
+        self.result = event
+        self._changed()
+
+    def toggle(self) -> None:
+        self.expanded = not self.expanded
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.is_mounted:
+            self.rebuild()
+
+    # drawing ------------------------------------------------------------------------------
+    def decision(self) -> tuple[str, str]:
+        code = _get(getattr(self.result, "code", msgspec.UNSET)) if self.result else None
+        rule = f" by rule #{self.rule}" if self.rule is not None else ""
+        if code in DENIAL_CODES and code != "approval_denied":
+            return f"denied · {code}", "bold red"
+        if self.asked:
+            if self.allowed is None and code != "approval_denied":
+                return f"asked{rule} · waiting for approval", "bold magenta"
+            if self.allowed is False or code == "approval_denied":
+                return f"asked{rule} → denied", "bold red"
+            return f"asked{rule} → approved", "green"
+        return "allowed", "green"
+
+    def build(self) -> Group:
+        head = Text("⚙ ", style="bold")
+        head.append(self.tool_name or "?", style="bold")
+        head.append(f"  {self.identity}", style="dim")
+        label, style = self.decision()
+        head.append("  " + label, style=style)
+        lines: list[Text] = [head]
+        if self.arguments is not None:
+            args = json.dumps(self.arguments, ensure_ascii=False)
+            if not self.expanded and len(args) > ARGS_CLIP:
+                args = args[:ARGS_CLIP - 1] + "…"
+            lines.append(Text("  args ", style="dim") + Text(args))
+        for effect in effect_lines(self.effects):
+            line = Text("  effect ", style="dim")
+            line.append(f"{effect.operation} ", style="yellow")
+            line.append(effect.path)
+            if effect.symlinks:
+                line.append("  ⚠ via symlink", style="bold red")
+            lines.append(line)
+        if self.result is not None:
+            lines.extend(self._result_lines())
+        return Group(*lines)
+
+    def _result_lines(self) -> list[Text]:
+        r = self.result
+        code = _get(getattr(r, "code", msgspec.UNSET))
+        body = result_text(r.content).rstrip("\n").split("\n")
+        mark = Text("  ✘ " if r.isError else "  ✔ ", style="red" if r.isError else "green")
+        if code:
+            mark.append(f"{code} ", style="bold red" if r.isError else "dim")
+        if _get(getattr(r, "truncated", msgspec.UNSET)):
+            mark.append("(truncated) ", style="dim")
+        out = [mark + Text(body[0] if body else "")]
+        rest = body[1:]
+        shown = rest if self.expanded else rest[:COLLAPSED_LINES - 1]
+        out.extend(Text("    " + line) for line in shown)
+        if len(rest) > len(shown):
+            out.append(Text(f"    … {len(rest) - len(shown)} more lines (Enter expands)",
+                            style="dim italic"))
+        return out
+
+    def plain_text(self) -> str:
+        args = json.dumps(self.arguments, ensure_ascii=False)
+        out = [f"{self.tool_name} ({self.identity}) {self.decision()[0]}", f"args: {args}"]
+        out += [f"effect: {e.operation} {e.path}" for e in effect_lines(self.effects)]
+        if self.result is not None:
+            out.append(result_text(self.result.content))
+        return "\n".join(out)

@@ -1,0 +1,68 @@
+"""Issue 2 benchmarks: dispatch overhead and `config list` start-up."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+
+from conftest import write_config, write_tool
+from raw_tui.config import load_config
+from raw_tui.contract.schema import build_validator
+from raw_tui.tools.dispatch import Dispatcher
+
+SCHEMA = {"type": "object", "properties": {"text": {"type": "string"},
+                                           "n": {"type": "integer"}},
+          "required": ["text"], "additionalProperties": False}
+
+
+def test_dispatch_of_a_noop_tool_against_one_validation(tmp_path):
+    from bench_util import best_of, report
+
+    cfg = tmp_path / "cfg"
+    write_tool(cfg, "noop", "def handler(args, ctx):\n    return 'ok'\n", schema=SCHEMA)
+    write_config(cfg, {"tools": {"use": ["agent/noop"], "rules": [
+        {"match": "agent/*", "effect": "ask", "when": {
+            "source": "arguments", "any": "text", "regex": "^danger"}}]}})
+    agent = load_config(str(cfg / "raw.json"), cwd=tmp_path).agent()
+    dispatcher = Dispatcher(agent, cwd=str(tmp_path))
+    args = {"text": "hello", "n": 3}
+    validator = build_validator(SCHEMA, where=[], file=None)
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(dispatcher.dispatch("noop", args, call_id="warm"))
+
+        async def many(n):
+            for i in range(n):
+                await dispatcher.dispatch("noop", args, call_id="c")
+
+        n = 2000
+        dispatch = best_of(lambda: loop.run_until_complete(many(n)), repeat=5) / n
+    finally:
+        loop.close()
+    validate = best_of(lambda: validator.is_valid(args) and [*validator.iter_errors(args)],
+                       repeat=5, number=n)
+    ratio = report("dispatch no-op tool vs one prebuilt validation", dispatch, validate, 3)
+    assert ratio <= 3 * 1.5  # the target is 3×; the margin absorbs a noisy machine
+
+
+def _wall(cmd: list[str], cwd) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def test_config_list_against_importing_its_libraries(tmp_path):
+    from bench_util import report
+
+    from conftest import REPO
+
+    cli = [sys.executable, "-m", "raw_tui.cli", "--config", str(REPO / "raw.json"), "config", "list"]
+    base = [sys.executable, "-c", "import jsonschema, re2, msgspec"]
+    _wall(cli, tmp_path), _wall(base, tmp_path)  # warm the file cache
+    ours = min(_wall(cli, tmp_path) for _ in range(5))
+    theirs = min(_wall(base, tmp_path) for _ in range(5))
+    ratio = report("raw-tui config list vs python -c 'import jsonschema, re2, msgspec'",
+                   ours, theirs, 1.5)
+    assert ratio <= 1.5 * 1.5

@@ -1,0 +1,101 @@
+"""The approval modal: effects apart from arguments, symlink warning, diff preview, queue."""
+
+from __future__ import annotations
+
+import os
+
+from raw_tui import bus as ev
+from raw_tui.commands import ApprovalAnswer
+from raw_tui.ui.app import RawApp
+from raw_tui.ui.screens.approval import ApprovalScreen
+
+from . import events as E
+from .helpers import flat, screen_text
+
+
+async def test_modal_shows_effects_diff_and_arguments_and_a_approves(session, tmp_path):
+    target = tmp_path / "notes.txt"
+    target.write_text("hello\nold line\n")
+    args = {"operations": [{"mode": "replace_text", "path": "notes.txt",
+                            "old_text": "old line", "new_text": "new line"}]}
+    app = RawApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        session.publish(*E.write_call(str(target), arguments=args, rule=3))
+        await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen)
+        text = screen_text(app)
+        assert "Approve write_file?" in text
+        assert "builtin/write_file · asked by tools.rules[3]" in text
+        assert text.index("Intended effects") < text.index("Preview (not written)") < text.index(
+            "Arguments")
+        assert f"write             {target}" in text
+        assert "-old line" in text and "+new line" in text
+        assert '"old_text": "old line"' in text
+        assert target.read_text() == "hello\nold line\n"  # never written
+        await pilot.press("a")
+        await pilot.pause()
+        assert session.sent(ApprovalAnswer) == [ApprovalAnswer(call_id="c1", allow=True)]
+        assert not isinstance(app.screen, ApprovalScreen)
+
+
+async def test_symlinked_path_is_warned_about(session, tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    os.symlink(real, tmp_path / "link")
+    path = str(tmp_path / "link" / "f.txt")
+    app = RawApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        session.publish(*E.write_call(path))
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert f"⚠ passes through a symbolic link: {tmp_path / 'link'}" in text
+
+
+async def test_patch_form_previews_the_patch_as_a_diff(session, tmp_path):
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    patch = ("*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n"
+             "*** Add File: b.txt\n+fresh\n*** End Patch")
+    app = RawApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        session.publish(*E.write_call(str(tmp_path / "a.txt"), arguments={"patch": patch}))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "-two" in text and "+TWO" in text and "+fresh" in text
+        assert f"+++ {tmp_path / 'b.txt'}" in text
+
+
+async def test_several_approvals_queue_and_d_and_escape_deny(session):
+    app = RawApp(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        session.publish(*E.write_call("/work/demo/one.txt", call_id="c1"))
+        session.publish(*E.write_call("/work/demo/two.txt", call_id="c2"))
+        session.publish(*E.write_call("/work/demo/three.txt", call_id="c3"))
+        await pilot.pause()
+        assert "/work/demo/one.txt" in screen_text(app)
+        assert "2 more waiting" in screen_text(app)
+        assert "3 approvals" in screen_text(app)
+        await pilot.press("d")
+        await pilot.pause()
+        assert "/work/demo/two.txt" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "/work/demo/three.txt" in screen_text(app)
+        await pilot.press("a")
+        await pilot.pause()
+        assert session.sent(ApprovalAnswer) == [
+            ApprovalAnswer(call_id="c1", allow=False), ApprovalAnswer(call_id="c2", allow=False),
+            ApprovalAnswer(call_id="c3", allow=True)]
+        assert not isinstance(app.screen, ApprovalScreen)
+
+
+async def test_a_decision_made_elsewhere_closes_the_modal_without_answering(session):
+    app = RawApp(session)
+    async with app.run_test(size=(99, 30)) as pilot:
+        session.publish(*E.write_call(call_id="c1"))
+        await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen)
+        session.publish(ev.ApprovalDecision(call_id="c1", allow=False))
+        await pilot.pause()
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert session.sent(ApprovalAnswer) == []
+        assert "asked by rule #1 → denied" in flat(screen_text(app))

@@ -1,0 +1,182 @@
+"""Main screen and chat: composer, streaming, tool calls, receipts, pruning, replay."""
+
+from __future__ import annotations
+
+from raw_tui import bus as ev
+from raw_tui.commands import Prompt, Reply
+from raw_tui.ui.app import RawApp
+from raw_tui.ui.widgets.chat_items import AssistantMessageView, HiddenRow, HookRow
+from raw_tui.ui.widgets.chat_view import ChatView
+from raw_tui.ui.widgets.composer import Composer
+
+from . import events as E
+from .helpers import flat, screen_text
+
+
+async def test_enter_sends_prompt_and_history_recalls_it(session):
+    app = RawApp(session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"hello", "enter")
+        await pilot.pause()
+        assert session.sent(Prompt) == [Prompt(text="hello")]
+        composer = app.query_one(Composer)
+        assert composer.text == ""
+        await pilot.press("up")
+        assert composer.text == "hello"
+        await pilot.press("down")
+        assert composer.text == ""
+
+
+async def test_alt_enter_adds_a_newline_without_sending(session):
+    app = RawApp(session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("a", "ctrl+j", "b")
+        await pilot.press("alt+enter", "c")
+        assert app.query_one(Composer).text == "a\nb\nc"
+        assert session.commands == []
+        await pilot.press("enter")
+        await pilot.pause()
+        assert session.sent(Prompt) == [Prompt(text="a\nb\nc")]
+
+
+async def test_refused_prompt_goes_back_into_the_composer(session):
+    session.replies[Prompt] = Reply(ok=False, code="busy", message="a turn is running")
+    app = RawApp(session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"again", "enter")
+        await pilot.pause()
+        assert app.query_one(Composer).text == "again"
+
+
+async def test_assistant_text_streams_into_one_markdown_widget(session):
+    app = RawApp(session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        session.publish(ev.UserMessage(text="hi"))
+        for word in ("Hello ", "**wide** ", "world"):
+            session.publish(ev.AssistantDelta(text=word))
+        await pilot.pause()
+        await pilot.pause()
+        views = app.query(AssistantMessageView)
+        assert len(views) == 1
+        assert "Hello wide world" in flat(screen_text(app))
+        session.publish(ev.AssistantText(text="Hello **wide** world!"))
+        await pilot.pause()
+        assert len(app.query(AssistantMessageView)) == 1
+        assert "Hello wide world!" in flat(screen_text(app))
+        assert app.streaming is None
+
+
+async def test_tool_call_block_shows_decision_args_effects_and_collapsed_result(session):
+    app = RawApp(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        call, _ = E.write_call()
+        session.publish(call, ev.ToolResultEvent(
+            call_id="c1", isError=False,
+            content=[{"type": "text", "text": "\n".join(f"line {i}" for i in range(10))}]))
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert "⚙ write_file builtin/write_file allowed" in text
+        assert "effect write /work/demo/notes.txt" in text
+        assert "line 0" in text and "line 9" not in text
+        assert "7 more lines (Enter expands)" in text
+        chat = app.query_one(ChatView)
+        chat.focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "line 9" in flat(screen_text(app))
+
+
+async def test_denied_tool_call_names_its_code(session):
+    app = RawApp(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        session.publish(
+            ev.ToolCall(call_id="c9", identity="builtin/bash", name="bash",
+                        arguments={"commands": [{"command": "rm -rf x"}]}),
+            ev.HookEvent(id="guard", event="PreToolUse", outcome="denied", duration_ms=3,
+                         message="rm is not allowed"),
+            ev.ToolResultEvent(call_id="c9", isError=True, code="hook_denied",
+                               content=[{"type": "text", "text": "hook guard denied"}]))
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert "bash builtin/bash denied · hook_denied" in text
+        assert "Hook guard PreToolUse: denied · rm is not allowed" in text
+        assert len(app.query(HookRow)) == 1
+
+
+async def test_panel_receipts_and_rejections(session):
+    app = RawApp(session)
+    async with app.run_test(size=(120, 30)) as pilot:
+        session.publish(
+            E.panel([E.BLOCKS["checklist"]], revision=5, progress={"done": 3, "total": 7}),
+            ev.PanelReceipt(panel="builtin/todo#todo", owner="builtin/todo", title="Todo",
+                            revision=5, summary="writing tests", op="patch", source="model"),
+            ev.PanelReceipt(panel="builtin/todo#todo", owner="builtin/todo", title="Todo",
+                            revision=5, summary="", op="patch", source="model",
+                            error=ev.PanelError(code="panel_invalid",
+                                                message="/blocks/0/oops: unknown field")))
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert "▸ Todo r5 · 3/7 · writing tests" in text
+        assert "▸ Todo update rejected: panel_invalid /blocks/0/oops: unknown field" in text
+
+
+async def test_run_end_and_notices(session):
+    app = RawApp(session)
+    async with app.run_test(size=(100, 24)) as pilot:
+        session.publish(ev.RunEnd(status="cancelled"),
+                        ev.Notice(level="warning", message="context is nearly full"),
+                        ev.HooksReload(ok=False, message="hooks/guard/hook.json: bad key"))
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert "turn cancelled" in text
+        assert "context is nearly full" in text
+        assert "hooks reload rejected: hooks/guard/hook.json: bad key" in text
+
+
+async def test_old_rows_are_pruned_and_kept_for_scroll_back(session):
+    app = RawApp(session, ui_config={"max_chat_items": 10})
+    async with app.run_test(size=(80, 24)) as pilot:
+        for i in range(40):
+            session.publish(ev.UserMessage(text=f"message {i}"))
+        await pilot.pause()
+        chat = app.query_one(ChatView)
+        rows = chat.rows()
+        assert len(rows) <= 10 + 20
+        assert chat.archive and chat.archive[0] == "message 0"
+        hidden = app.query_one(HiddenRow)
+        assert hidden.display and hidden.count == len(chat.archive)
+        assert len(rows) + len(chat.archive) == 40
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert "message 0" in screen_text(app)
+        await pilot.press("escape")
+
+
+async def test_replay_draws_history_before_live_events_without_opening_modals(session):
+    call, ask = E.write_call()
+    replay = [ev.UserMessage(text="earlier question"), ev.AssistantDelta(text="ignored"),
+              ev.AssistantText(text="earlier answer"), call, ask,
+              ev.ApprovalDecision(call_id="c1", allow=True),
+              E.panel([E.BLOCKS["steps"]], title="Restored")]
+    app = RawApp(session, replay=replay)
+    async with app.run_test(size=(120, 30)) as pilot:
+        session.publish(ev.UserMessage(text="live question"))
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert text.index("earlier question") < text.index("earlier answer") < text.index(
+            "live question")
+        assert "ignored" not in text
+        assert "asked by rule #1 → approved" in text
+        assert "Restored" in text
+        assert app.approvals == [] and app.screen is app.screen_stack[0]
+
+
+async def test_status_line_shows_turn_state_and_steps(session):
+    app = RawApp(session)
+    async with app.run_test(size=(120, 24)) as pilot:
+        session.publish(ev.TurnState(state="running", step=2, max_steps=25))
+        await pilot.pause()
+        last = screen_text(app).split("\n")[-1]
+        assert "running step 2/25" in last and "demo · scripted" in last
+        assert "^q quit" in last

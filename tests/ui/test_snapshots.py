@@ -1,0 +1,105 @@
+"""SVG snapshots (cursor blink off by default) at 80x24 and 120x40."""
+
+from __future__ import annotations
+
+import pytest
+
+from raw_tui import bus as ev
+from raw_tui.ui.app import RawApp
+
+from . import events as E
+from .fake_session import FakeSession
+
+SIZES = [(80, 24), (120, 40)]
+CWD = "/nonexistent-raw-demo"
+
+
+def make_app(ui_config=None):
+    session = FakeSession(cwd=CWD)
+    return session, RawApp(session, ui_config=ui_config)
+
+
+def conversation(session):
+    session.publish(ev.SessionStart(session_id="s1", agent="demo"),
+                    ev.UserMessage(text="Tidy the notes file, please."),
+                    ev.AssistantText(text="Sure. I will **rewrite** `notes.txt`."),
+                    ev.HookEvent(id="logger", event="UserPromptSubmit", outcome="continued",
+                                 duration_ms=4))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_idle(snap_compare, size):
+    session, app = make_app()
+
+    async def run_before(pilot):
+        conversation(session)
+        session.publish(E.panel([E.BLOCKS["checklist"]], title="Plan",
+                                progress={"done": 2, "total": 6}, summary="two done"))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_streaming(snap_compare, size):
+    session, app = make_app()
+
+    async def run_before(pilot):
+        conversation(session)
+        session.publish(ev.TurnState(state="running", step=2, max_steps=25))
+        for word in "Here is the plan:\n\n1. read the file\n2. write it back".split(" "):
+            session.publish(ev.AssistantDelta(text=word + " "))
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_approval_modal(snap_compare, size):
+    session, app = make_app()
+
+    async def run_before(pilot):
+        conversation(session)
+        session.publish(*E.write_call(f"{CWD}/notes.txt", rule=2))
+        session.publish(*E.write_call(f"{CWD}/other.txt", call_id="c2"))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_form(snap_compare, size):
+    session, app = make_app()
+
+    async def run_before(pilot):
+        conversation(session)
+        session.publish(E.panel([E.FORM], pid="ask", title="A question"),
+                        ev.InteractionRequest(request_id="r1", panel="builtin/todo#ask"))
+        await pilot.pause()
+        await pilot.press(*"Ada")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("kind", sorted(E.BLOCKS))
+def test_block_kind_in_sidebar(snap_compare, kind):
+    session, app = make_app()
+
+    async def run_before(pilot):
+        session.publish(E.panel([E.BLOCKS[kind]], title=f"Kind {kind}"))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+def test_all_blocks_sidebar_shown_at_80x24(snap_compare):
+    session, app = make_app()
+
+    async def run_before(pilot):
+        session.publish(E.panel([E.BLOCKS[k] for k in ("checklist", "progress", "steps")],
+                                title="Everything"))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), press=["f2"], run_before=run_before)
