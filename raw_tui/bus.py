@@ -189,8 +189,13 @@ class Bus:
         self._subscribers: list[Subscriber] = []
         self._queues: list[asyncio.Queue[Event | None]] = []
 
-    def subscribe(self, fn: Subscriber) -> Callable[[], None]:
-        self._subscribers.append(fn)
+    def subscribe(self, fn: Subscriber, *, first: bool = False) -> Callable[[], None]:
+        """Call `fn` with every event. `first` puts it before every other subscriber (the
+        history store: an event is saved before anyone shows it)."""
+        if first:
+            self._subscribers.insert(0, fn)
+        else:
+            self._subscribers.append(fn)
         return lambda: self._subscribers.remove(fn) if fn in self._subscribers else None
 
     def publish(self, event: Event) -> None:

@@ -4,9 +4,7 @@ its own. Only the bare `raw-tui` (the UI) and `serve` import textual."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -182,6 +180,8 @@ def cmd_call(args) -> int:
         print(f"raw-tui: --args is not JSON: line {err.lineno} column {err.colno}: {err.msg}",
               file=sys.stderr)
         return EXIT_CONFIG
+    import asyncio
+
     report = asyncio.run(_call(agent, config, args, arguments))
     print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     if report.outcome in ("ran", "would_run") and not report.result.isError:
@@ -210,7 +210,7 @@ async def _call(agent, config, args, arguments):
 
 
 async def _maybe_await(value):
-    if asyncio.iscoroutine(value):
+    if hasattr(value, "__await__"):
         await value
 
 

@@ -37,15 +37,44 @@ Lower level: run_hook(hook, payload_bytes, *, gate, cwd, cancel=None) -> HookRun
 resolve_hook(id, *, config_dir) -> Path; parse_manifest(...); take_snapshot(...).
 """
 
-from .cli import default_payload, hooks_test
-from .dispatcher import HookDispatcher, format_receipt, make_receipt
-from .load import HookSet, LoadedHook, load_hook, load_hooks
-from .manifest import EVENTS, GATE_EVENTS, TOOL_EVENTS, HookManifest, Subscription, parse_manifest
-from .payload import HookPayload, RunInfo, ToolInfo, encode_payload
-from .resolve import local_hooks_dir, resolve_hook
-from .runner import HookRun, run_hook
-from .snapshot import Snapshot, take_snapshot
-from .watcher import HookWatcher
+import importlib
+
+# Imported on first use: loading a config needs only `load`, not the runner or watchfiles.
+_WHERE = {
+    'default_payload': 'cli',
+    'hooks_test': 'cli',
+    'HookDispatcher': 'dispatcher',
+    'format_receipt': 'dispatcher',
+    'make_receipt': 'dispatcher',
+    'HookSet': 'load',
+    'LoadedHook': 'load',
+    'load_hook': 'load',
+    'load_hooks': 'load',
+    'EVENTS': 'manifest',
+    'GATE_EVENTS': 'manifest',
+    'TOOL_EVENTS': 'manifest',
+    'HookManifest': 'manifest',
+    'Subscription': 'manifest',
+    'parse_manifest': 'manifest',
+    'HookPayload': 'payload',
+    'RunInfo': 'payload',
+    'ToolInfo': 'payload',
+    'encode_payload': 'payload',
+    'local_hooks_dir': 'resolve',
+    'resolve_hook': 'resolve',
+    'HookRun': 'runner',
+    'run_hook': 'runner',
+    'Snapshot': 'snapshot',
+    'take_snapshot': 'snapshot',
+    'HookWatcher': 'watcher',
+}
+
+
+def __getattr__(name):
+    if name in _WHERE:
+        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "EVENTS",

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import platformdirs
 
-from ..packages import PackageNotFound, package_folder
 
 NAME_RE = re.compile(r"[a-z][a-z0-9_-]*")
 
@@ -51,6 +50,8 @@ def _folder_for(hook_id: str, config_dir: Path) -> Path:
         alias = _checked_name(hook_id, parts[1])
         export = _checked_name(hook_id, parts[3])
         try:
+            from ..packages import PackageNotFound, package_folder  # importlib.metadata: slow
+
             return package_folder(alias) / "hooks" / export
         except PackageNotFound as exc:
             raise UnresolvedHook(f"hook {hook_id}: {exc}") from None

@@ -45,12 +45,22 @@ class _Request:
 
 
 class Interactions:
-    """All interaction requests of a session."""
+    """All interaction requests of a session.
+
+    Someone can answer when a `surface` object is given (it is called to show and settle
+    forms) or when `attached` is true (a UI that follows the bus: it sees the form in the
+    request's panel and the `interaction_request` event, and answers with `answer`/`cancel`).
+    With a panel host (`panels`), each request's document is written to its panel (a
+    `replace`: revision, receipt, `panel_state`), so every surface draws it like any panel.
+    """
 
     def __init__(self, bus: Bus, surface: InteractionSurface | None = None, *,
+                 attached: bool = False, panels: Any = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.bus = bus
         self.surface = surface
+        self.attached = attached
+        self.panels = panels  # a raw_tui.panels.PanelHost, or None
         self._clock = clock
         self._pending: dict[str, _Request] = {}
         self._settled: OrderedDict[str, _Request] = OrderedDict()
@@ -68,17 +78,25 @@ class Interactions:
         """The surface went away; pending requests keep waiting for their deadline."""
         self.surface = None
 
+    @property
+    def available(self) -> bool:
+        """Someone can answer: a surface object or an attached UI, and the session is open."""
+        return (self.surface is not None or self.attached) and not self._closed
+
     def pending(self) -> list[InteractionView]:
         return [r.view for r in self._pending.values()]
 
     # calls -------------------------------------------------------------------------------
 
     def for_call(self, *, owner: str, declarations: list[PanelDeclaration],
-                 cancelled: asyncio.Event | None = None, call_id: str | None = None,
-                 turn_id: str | None = None) -> "CallInteractions":
+                 cancel: asyncio.Event | None = None, call_id: str | None = None,
+                 turn_id: str | None = None, source: str = "model",
+                 cancelled: asyncio.Event | None = None) -> "CallInteractions":
+        """`ctx.interactions` for one call; `cancel` (or `cancelled`) is the call's cancel
+        event: setting it cancels a pending request."""
         return CallInteractions(self, owner=owner, declarations=declarations,
-                                cancelled=cancelled or asyncio.Event(), call_id=call_id,
-                                turn_id=turn_id)
+                                cancelled=cancel or cancelled or asyncio.Event(),
+                                call_id=call_id, turn_id=turn_id, source=source)
 
     # answers from the UI -------------------------------------------------------------------
 
@@ -167,13 +185,15 @@ class CallInteractions:
 
     def __init__(self, broker: Interactions, *, owner: str,
                  declarations: list[PanelDeclaration], cancelled: asyncio.Event,
-                 call_id: str | None, turn_id: str | None) -> None:
+                 call_id: str | None, turn_id: str | None, source: str = "model") -> None:
         self.broker = broker
         self.owner = owner
-        self.declarations = {d.id: d for d in declarations}
+        self.declarations = list(declarations)
+        self.by_id = {d.id: d for d in declarations}
         self.cancelled = cancelled
         self.call_id = call_id
         self.turn_id = turn_id
+        self.source = source
 
     async def request(self, *, panel: str, document: dict[str, Any],
                       timeout_ms: int | None = None) -> dict[str, Any]:
@@ -182,9 +202,10 @@ class CallInteractions:
         declaration = self._declaration(panel)
         checked = checked_document(document)
         form = _the_form(checked)
-        if self.broker.surface is None or self.broker._closed:
+        if not self.broker.available:
             raise InteractionError(INTERACTION_UNAVAILABLE,
                                    "no one can answer: this session has no interactive surface")
+        shown = await self._show_in_panel(declaration, checked)
         view = InteractionView(
             request_id=f"ir_{uuid.uuid4().hex[:16]}", panel=f"{self.owner}#{declaration.id}",
             owner=self.owner, title=checked.get("title") or declaration.title,
@@ -192,7 +213,11 @@ class CallInteractions:
             timeout_ms=timeout, deadline=self.broker._clock() + timeout / 1000,
             turn_id=self.turn_id)
         request = self.broker._open(view, form)
-        ack = await self._wait(request, timeout / 1000)
+        try:
+            ack = await self._wait(request, timeout / 1000)
+        finally:
+            if shown is not None:
+                shown.close()
         if ack.status == ANSWERED:
             return {"status": ANSWERED, "answers": dict(ack.answers or {})}
         return {"status": ack.status}
@@ -212,13 +237,28 @@ class CallInteractions:
         status = CANCELLED if cancel_wait in done or self.cancelled.is_set() else EXPIRED
         return self.broker._settle(request, status)
 
+    async def _show_in_panel(self, declaration: PanelDeclaration, document: dict) -> Any:
+        """Write the form to its panel through the host (when the broker has one)."""
+        if self.broker.panels is None:
+            return None
+        call = self.broker.panels.open_call(
+            owner=self.owner, declarations=self.declarations,
+            call_id=f"{self.call_id or 'interaction'}:form", source=self.source,
+            turn_id=self.turn_id)
+        try:
+            await call.update(declaration.id, {"op": "replace", "document": document})
+        except PanelError:
+            call.close()
+            raise
+        return call
+
     def _declaration(self, panel: Any) -> PanelDeclaration:
         if not isinstance(panel, str):
             raise InteractionError(INTERACTION_INVALID, "panel: must be a panel id")
         owner, sep, panel_id = panel.rpartition("#")
         if sep and owner != self.owner:
             raise PanelError(PANEL_NOT_OWNED, f"panel {panel} belongs to {owner}")
-        declaration = self.declarations.get(panel_id)
+        declaration = self.by_id.get(panel_id)
         if declaration is None:
             raise PanelError(PANEL_UNDECLARED,
                              f"{self.owner} does not declare panel {panel_id!r}")

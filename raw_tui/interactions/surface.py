@@ -17,7 +17,7 @@ class InteractionView(msgspec.Struct, kw_only=True):
     """One pending request as a surface shows it."""
 
     request_id: str
-    panel: str  # full id OWNER#ID
+    panel: str  # full id OWNER#ID (the form is also drawn there when the broker has a host)
     owner: str
     title: str
     placement: str  # sidebar | chat
@@ -34,6 +34,11 @@ class Ack(msgspec.Struct, frozen=True, kw_only=True):
     request_id: str
     status: str  # answered | cancelled | expired | interrupted
     answers: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """An Ack is an accepted command (refusals raise InteractionError instead)."""
+        return True
 
 
 class InteractionSurface(Protocol):

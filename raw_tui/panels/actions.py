@@ -12,13 +12,16 @@ After a tool action the model learns, with the next user message, `action_note(.
 from __future__ import annotations
 
 import inspect
+import uuid
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
-from ..errors import PANEL_INVALID, json_path
+from ..commands import Reply
+from ..errors import INTERACTION_INVALID, PANEL_INVALID, PANEL_UNDECLARED, json_path
 from ..tools.result import normalize
 from .declaration import PanelAction, PanelDeclaration
 from .errors import PanelError
+from .blocks import item_spec, walk
 from .templates import SCOPES, TemplateError, fill
 
 USER_ACTION = "user_action"
@@ -116,3 +119,68 @@ def result_text(result: Any) -> str:
 
 def action_note(label: str, title: str, owner: str, text: str) -> str:
     return f'The user ran "{label}" on {title}; {owner} returned: {text}'
+
+
+# The session's entry point ---------------------------------------------------------------
+
+def item_label(document: Any, block_id: str | None, item_id: str | None) -> str | None:
+    """The label of an item (a key_value key, a files path, a table row id otherwise)."""
+    if document is None or block_id is None or item_id is None:
+        return None
+    for block in document.get("blocks") or []:
+        if block.get("id") != block_id:
+            continue
+        spec = item_spec(block)
+        if spec is None:
+            return None
+        for item, _at, _depth in walk(block.get(spec.field) or [], spec, ()):
+            if item.get(spec.key) == item_id:
+                return item.get("label") or item.get("text") or item.get(spec.key)
+    return None
+
+
+async def run_panel_action(session: Any, command: Any) -> Any:
+    """Run a `PanelAction` command for a session (duck-typed: `session.panels` is the
+    PanelHost, `session.interactions` the broker, `session.dispatcher.dispatch(...)` the full
+    dispatch, `session.notes` the notes sent with the next user message). Returns a
+    `commands.Reply`: a prompt action's draft, or the outcome of a tool or response action."""
+    owner, _, panel_id = command.panel.rpartition("#")
+    declaration = session.panels.declaration(owner, panel_id)
+    if declaration is None:
+        return Reply(ok=False, code=PANEL_UNDECLARED, message=f"no panel {command.panel}")
+    try:
+        action = find_action(declaration, command.action)
+        _revision, document = session.panels.get(command.panel)
+        target = ActionTarget(panel=panel_id, block=command.block, item=command.item,
+                              item_label=item_label(document, command.block, command.item))
+        if action.kind == "prompt":
+            text, send = prompt_draft(action, target)
+            return Reply(draft=text, send=send)
+        if action.kind == "response":
+            return _respond(session, command.panel, response_of(action))
+        title = (document or {}).get("title") or declaration.title
+
+        async def dispatch(arguments: Any, *, source: str) -> Any:
+            report = await session.dispatcher.dispatch(
+                owner, arguments, call_id=f"ua_{uuid.uuid4().hex[:12]}", source=source)
+            return report.result
+
+        outcome = await run_tool_action(action, target, title=title, owner=owner,
+                                        dispatch=dispatch)
+    except PanelError as err:
+        return Reply(ok=False, code=err.code, message=err.message)
+    session.notes.append(outcome.note)
+    failed = bool(getattr(outcome.result, "isError", False))
+    return Reply(ok=not failed, code=getattr(outcome.result, "code", None) if failed else None,
+                 message=outcome.text)
+
+
+def _respond(session: Any, panel: str, response: str) -> Any:
+    pending = [v for v in session.interactions.pending() if v.panel == panel]
+    if not pending:
+        return Reply(ok=False, code=INTERACTION_INVALID, message="no question is waiting here")
+    if response == "cancel":
+        session.interactions.cancel(pending[-1].request_id)
+        return Reply()
+    return Reply(ok=False, code=INTERACTION_INVALID,
+                 message="fill in the form and submit it from there")

@@ -110,13 +110,18 @@ class PanelHost:
         return record.revision, freeze(record.document)
 
     def restore(self, states: Iterable[PanelState | dict]) -> int:
-        """Take back panels from a saved session (their last `panel_state`). A state whose
-        document is no longer valid is skipped; returns how many panels were restored."""
-        restored = 0
-        for state in states:
+        """Take back panels from a saved session: given its `panel_state` events in order,
+        each panel gets its last state. A state whose document is no longer valid is skipped;
+        returns how many panels were restored. Publishes nothing (a UI reads `panels()`)."""
+        latest: dict[str, PanelState] = {}
+        for state in states:  # a saved history holds many frames per panel: keep the last
             if isinstance(state, dict):
                 state = msgspec.convert({k: v for k, v in state.items() if k != "type"},
                                         PanelState)
+            latest.pop(state.panel, None)
+            latest[state.panel] = state
+        restored = 0
+        for state in latest.values():
             owner, _, panel_id = state.panel.rpartition("#")
             document = state.document
             if document is not None:

@@ -83,12 +83,12 @@ class Session:
             if not self.resumed:
                 store.create(self.session_id, cwd=cwd, agent=agent.name, model=agent.model_alias,
                              config=config.label)
-            self.bus.subscribe(lambda event: store.append(self.session_id, event))
+            self.bus.subscribe(lambda event: store.append(self.session_id, event), first=True)
         self.approver = BusApprover() if interactive else None
         self.panels = PanelHost(self.bus)
         if history:
             self.panels.restore([e for e in history if isinstance(e, ev.PanelState)])
-        self.interactions = Interactions(self.bus, attached=interactive)
+        self.interactions = Interactions(self.bus, attached=interactive, panels=self.panels)
         self.hooks = _hook_dispatcher(agent, self.bus, cwd, self.session_id)
         self.watcher = None
         self.dispatcher = Dispatcher(agent, bus=self.bus, cwd=cwd, hooks=self.hooks,
@@ -132,10 +132,10 @@ class Session:
             ok = self.approver is not None and self.approver.answer(command.call_id, command.allow)
             return cmd.Reply(ok=ok, message=None if ok else "no such approval request")
         if isinstance(command, cmd.FormAnswer):
-            return self.interactions.answer(command.request_id, command.answers,
-                                            command.idempotency_key)
+            return _reply(self.interactions.answer, command.request_id, command.answers,
+                          command.idempotency_key)
         if isinstance(command, cmd.FormCancel):
-            return self.interactions.cancel(command.request_id)
+            return _reply(self.interactions.cancel, command.request_id)
         if isinstance(command, cmd.PanelAction):
             return await self.panel_action(command)
         if isinstance(command, cmd.Compact):
@@ -352,6 +352,15 @@ class Session:
     def _take_hook_reload(self) -> None:
         if self.watcher is not None:
             self.watcher.take_pending()
+
+
+def _reply(fn, *args) -> cmd.Reply:
+    """Run an interaction command; a refusal (invalid answer, conflict) is a Reply, not a crash."""
+    try:
+        fn(*args)
+    except E.RawError as err:
+        return cmd.Reply(ok=False, code=err.code, message=err.message)
+    return cmd.Reply()
 
 
 def _opt(**fields: Any) -> dict[str, Any]:

@@ -1,10 +1,14 @@
-"""Helpers for the interaction tests: a fake surface, a recorder, forms."""
+"""Helpers and fixtures for the interaction tests (a test module imports the fixtures it
+uses): a fake surface, a recorder, forms."""
 
 from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from raw_tui.bus import Bus, InteractionRequest, InteractionSettled
+from raw_tui.interactions import Interactions
 from raw_tui.panels import parse_declarations
 
 RESPONSES = [{"id": "submit", "label": "Submit", "kind": "response", "response": "submit"},
@@ -57,3 +61,22 @@ def form_document(*fields, extra_blocks=()):
                                         {"id": "f", "kind": "form", "fields": list(fields)}]}
 
 
+@pytest.fixture
+def rec():
+    return Recorder()
+
+
+@pytest.fixture
+def surface():
+    return FakeSurface()
+
+
+@pytest.fixture
+def broker(rec, surface):
+    return Interactions(rec.bus, surface)
+
+
+@pytest.fixture
+def ctx_interactions(broker):
+    return broker.for_call(owner="builtin/ask_user", declarations=declarations(),
+                           cancelled=asyncio.Event(), call_id="c1", turn_id="t1")

@@ -14,6 +14,7 @@ from raw_tui.interactions import (DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, Interactio
 from raw_tui.panels import PanelError
 
 from interaction_helpers import declarations, form_document
+from interaction_helpers import broker, ctx_interactions, rec, surface  # noqa: F401 - fixtures
 
 
 def start(ctx_interactions, **kw):
@@ -246,3 +247,36 @@ def test_settled_requests_are_bounded():
 
     broker = asyncio.run(many())
     assert len(broker._settled) == KEEP_SETTLED
+
+
+async def test_an_attached_ui_gets_the_form_as_a_panel(rec):
+    from raw_tui.bus import PanelReceipt, PanelState
+    from raw_tui.panels import PanelHost
+
+    host = PanelHost(rec.bus)
+    broker = Interactions(rec.bus, attached=True, panels=host)
+    api = broker.for_call(owner="builtin/ask_user", declarations=declarations(),
+                          cancel=asyncio.Event(), call_id="c1", turn_id="t1")
+    task = asyncio.ensure_future(api.request(panel="ask", document=form_document()))
+    await asyncio.sleep(0)
+    kinds = [type(e).__name__ for e in rec.events]
+    assert kinds == ["PanelReceipt", "PanelState", "InteractionRequest"]
+    state = rec.events[1]
+    assert isinstance(state, PanelState) and state.panel == "builtin/ask_user#ask"
+    assert state.placement == "chat" and state.document["blocks"][0]["kind"] == "form"
+    assert isinstance(rec.events[0], PanelReceipt) and rec.events[0].op == "replace"
+    (view,) = broker.pending()
+    broker.answer(view.request_id, {"color": "red"}, "k")
+    assert await task == {"status": "answered", "answers": {"color": "red"}}
+
+
+async def test_headless_writes_no_panel(rec):
+    from raw_tui.panels import PanelHost
+
+    host = PanelHost(rec.bus)
+    broker = Interactions(rec.bus, attached=False, panels=host)
+    api = broker.for_call(owner="builtin/ask_user", declarations=declarations())
+    with pytest.raises(InteractionError) as info:
+        await api.request(panel="ask", document=form_document())
+    assert info.value.code == INTERACTION_UNAVAILABLE
+    assert rec.events == [] and host.panels() == []

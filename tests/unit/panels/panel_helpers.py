@@ -1,10 +1,13 @@
-"""Helpers for the panel tests: a bus that records, declarations, documents, tool loading."""
+"""Helpers and fixtures for the panel tests (a test module imports the fixtures it uses):
+a bus that records, declarations, documents, tool loading."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 from pathlib import Path
+
+import pytest
 
 from raw_tui.bus import Bus, PanelReceipt, PanelState
 from raw_tui.panels import PanelHost, parse_declarations
@@ -48,3 +51,23 @@ def load_tool(name: str):
     return module, manifest, declarations
 
 
+@pytest.fixture
+def rec() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def host(rec: Recorder) -> PanelHost:
+    return PanelHost(rec.bus)
+
+
+@pytest.fixture
+def decls() -> list:
+    return declare({"id": "plan", "title": "Plan", "context": "summary"},
+                   {"id": "other", "title": "Other", "placement": "chat"})
+
+
+@pytest.fixture
+def call(host: PanelHost, decls: list):
+    return host.open_call(owner=OWNER, declarations=decls, call_id="c1", source="model",
+                          turn_id="t1")

@@ -12,7 +12,8 @@ from raw_tui.errors import (PANEL_CLOSED_CONTEXT, PANEL_INVALID, PANEL_LIMIT, PA
                             PANEL_UNDECLARED, PANEL_UNKNOWN)
 from raw_tui.panels import PanelError, PanelHost
 
-from panel_helpers import OWNER, Recorder, checklist_doc, declare
+from panel_helpers import OWNER, checklist_doc, declare
+from panel_helpers import call, decls, host, rec  # noqa: F401 - fixtures
 
 REPLACE = {"op": "replace", "document": checklist_doc()}
 
@@ -393,3 +394,17 @@ async def test_reminder_total_bound_with_many_panels(rec):
     text = host.reminder()
     assert len(text.encode()) <= 8192
     assert "more panel(s) not shown" in text
+
+
+async def test_restore_keeps_the_last_state_of_each_panel(rec):
+    host = PanelHost(rec.bus)
+    frames = [PanelState(panel="o#a", owner="o", revision=r, placement="sidebar",
+                         document={"title": f"a{r}"}) for r in (1, 2, 3)]
+    frames.append(PanelState(panel="o#b", owner="o", revision=1, placement="chat",
+                             document={"title": "b"}))
+    frames.append(PanelState(panel="o#b", owner="o", revision=2, placement="chat",
+                             document=None))
+    assert host.restore(frames) == 2
+    assert host.get("o#a") == (3, {"title": "a3"})
+    assert host.get("o#b") == (2, None)
+    assert [s.panel for s in host.panels()] == ["o#a"]
