@@ -143,6 +143,8 @@ def load_config(explicit: str | None = None, *, cwd: Path | None = None,
     raw = convert(data, RawConfig, where=[], file=label)
     config = Config(file=None if is_demo else path, dir=path.parent, raw=raw, is_demo=is_demo)
     models = {alias: _model(alias, value, label) for alias, value in raw.models.items()}
+    if is_demo:
+        _prepare_demo(models)
     if model_override and model_override.startswith("scripted:"):
         script = str((cwd / model_override[len("scripted:"):]).resolve())
         models[model_override] = ModelConfig(method="scripted", script=script)
@@ -157,6 +159,25 @@ def load_config(explicit: str | None = None, *, cwd: Path | None = None,
     if raw.default_agent is not None and raw.default_agent not in config.agents:
         raise ConfigError(f"unknown agent {raw.default_agent!r}", file=label, path="default_agent")
     return config
+
+
+def demo_scratch() -> Path:
+    """The demo writes only here."""
+    from .paths import state_home
+
+    return state_home() / "demo-scratch"
+
+
+def _prepare_demo(models: dict[str, ModelConfig]) -> None:
+    """Point the demo's script at its own scratch directory (`{{scratch}}` in demo.jsonl)."""
+    scratch = demo_scratch()
+    scratch.mkdir(parents=True, exist_ok=True)
+    for alias, model in models.items():
+        if model.method == "scripted" and model.script:
+            text = (DEMO_DIR / model.script).read_text(encoding="utf-8")
+            script = scratch / Path(model.script).name
+            script.write_text(text.replace("{{scratch}}", str(scratch)), encoding="utf-8")
+            models[alias] = msgspec.structs.replace(model, script=str(script))
 
 
 def _model(alias: str, value: Any, file: str) -> ModelConfig:

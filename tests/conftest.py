@@ -1,17 +1,8 @@
-"""Shared fixtures: an isolated XDG home per test, and writers for configs and tool folders."""
+"""Shared fixtures: an isolated XDG home per test. Helpers live in tests/helpers.py."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
-
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -22,62 +13,3 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     return home
-
-
-def write_tool(config_dir: Path, tool_id: str, code: str, *, name: str | None = None,
-               schema: dict | None = None, effects_schema: dict | None = None,
-               condition_sources: list[str] | None = None, panels: list | None = None,
-               extra: dict | None = None) -> Path:
-    """Write `tools/<id>/tool.json` and `tools/<id>/tool.py` beside a config."""
-    folder = config_dir / "tools" / tool_id
-    folder.mkdir(parents=True, exist_ok=True)
-    manifest = {
-        "api_version": 2,
-        "id": tool_id,
-        "version": "1.0.0",
-        "name": name or tool_id,
-        "description": f"Test tool {tool_id}.",
-        "input_schema": schema or {"type": "object", "properties": {"text": {"type": "string"}}},
-        "entry": "./tool.py",
-    }
-    if effects_schema is not None:
-        manifest["effects_schema"] = effects_schema
-    if condition_sources is not None:
-        manifest["condition_sources"] = condition_sources
-    if panels is not None:
-        manifest["panels"] = panels
-    manifest.update(extra or {})
-    (folder / "tool.json").write_text(json.dumps(manifest, indent=2))
-    (folder / "tool.py").write_text(textwrap.dedent(code))
-    return folder
-
-
-def write_config(config_dir: Path, agent: dict, *, models: dict | None = None,
-                 extra: dict | None = None) -> Path:
-    config_dir.mkdir(parents=True, exist_ok=True)
-    data = {
-        "default_agent": "main",
-        "models": models or {"m": {"method": "scripted", "script": "script.jsonl"}},
-        "agents": {"main": {"model": "m", **agent}},
-    }
-    data.update(extra or {})
-    if not (config_dir / "script.jsonl").exists():
-        (config_dir / "script.jsonl").write_text("")
-    path = config_dir / "raw.json"
-    path.write_text(json.dumps(data, indent=2))
-    return path
-
-
-def raw_tui(*args: str, cwd: Path | None = None, input: str | None = None,
-            env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run the real command line in a subprocess."""
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "raw_tui.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, input=input, env=full_env,
-                          timeout=timeout)
-
-
-@pytest.fixture
-def tools_dir(tmp_path):
-    return tmp_path / "cfg"

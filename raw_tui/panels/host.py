@@ -41,6 +41,19 @@ def full_id(owner: str, panel_id: str) -> str:
     return f"{owner}#{panel_id}"
 
 
+def _describe(record: "_Record", declaration: Any, state: Any) -> None:
+    """Icon, title and actions for the UI: from the declaration, else from a saved state."""
+    if declaration is not None:
+        record.icon = declaration.icon
+        record.actions = msgspec.to_builtins(list(declaration.actions))
+        return
+    get = state.get if isinstance(state, dict) else (lambda k, d=None: getattr(state, k, d))
+    for key in ("title", "icon", "actions"):
+        value = get(key, None)
+        if value is not None and value is not msgspec.UNSET:
+            setattr(record, key, value)
+
+
 @dataclass
 class _Record:
     owner: str
@@ -51,6 +64,8 @@ class _Record:
     revision: int = 0
     document: dict | None = None
     touched: int = 0  # the host's update counter at the last accepted update
+    icon: str = "panel"
+    actions: list | None = None  # the declaration's actions, as JSON
 
     @property
     def full(self) -> str:
@@ -58,7 +73,8 @@ class _Record:
 
     def state(self, turn_id: str | None = None) -> PanelState:
         state = PanelState(panel=self.full, owner=self.owner, revision=self.revision,
-                           placement=self.placement, document=self.document)
+                           placement=self.placement, document=self.document,
+                           title=self.title, icon=self.icon, actions=self.actions or [])
         if turn_id is not None:
             state.turn_id = turn_id
         return state
@@ -136,6 +152,7 @@ class PanelHost:
                              placement=state.placement,
                              context=declaration.context if declaration else "none",
                              revision=state.revision, document=document)
+            _describe(record, declaration, state)
             self._records.pop(record.full, None)
             self._records[record.full] = record
             self._counter += 1
@@ -278,6 +295,7 @@ class CallPanels:
             declaration = self.declarations[panel_id]
             record = _Record(owner=self.owner, id=panel_id, title=declaration.title,
                              placement=declaration.placement, context=declaration.context)
+            _describe(record, declaration, None)
         self.host._store(record, document)
         self._counts[panel_id] = self._counts.get(panel_id, 0) + 1
         self._touched.add(full)

@@ -261,7 +261,7 @@ class Dispatcher:
                 result = error_result(code if isinstance(code, str) else E.TOOL_ERROR,
                                       f"{tool.name} failed: {err}")
             result, blocks = split_panel_blocks(result)
-            lines = self._apply_panel_blocks(call_panels, blocks)
+            lines = self._apply_panel_blocks(call_panels, blocks, only=not result.content)
         finally:
             if call_panels is not None:
                 call_panels.close()
@@ -279,10 +279,15 @@ class Dispatcher:
         self._publish_result(call, result)
 
     # helpers ----------------------------------------------------------------------------
-    def _apply_panel_blocks(self, call_panels, blocks: list[dict[str, Any]]) -> list[str]:
-        if call_panels is None:
+    def _apply_panel_blocks(self, call_panels, blocks: list[dict[str, Any]], *,
+                            only: bool) -> list[str]:
+        """Apply result panel blocks; the lines the model reads: rejections, and when the
+        result held only panel blocks, the confirmation line of each updated panel."""
+        if call_panels is None or not blocks:
             return []
-        lines = call_panels.apply_result_blocks(blocks) if blocks else []
+        lines = call_panels.apply_result_blocks(blocks)
+        if only:
+            lines = call_panels.confirmation_lines() + lines
         return lines
 
     def _context(self, call: _Call) -> ToolContext:

@@ -493,19 +493,25 @@ class RawApp(App):
 # the command line ---------------------------------------------------------------------------
 
 def cmd_ui(args: Any) -> int:
-    """Bare `raw-tui`. Expects `raw_tui.session.open_session(args, interactive=True)`: an
-    async context manager yielding `(session, replay_events)` (session: SessionApi, the
-    events of a resumed session for --continue/--resume, else []), closing the session on
-    exit; `session.config.ui` (or `session.ui_config`) is the `ui` section of raw.json."""
-    from ..session import open_session  # written by the engine's author
+    """Bare `raw-tui`: open (or resume) a session and run the app until it quits."""
+    import sys
+
+    from ..session import open_session
+    from ..session.open import UnknownSession
+
+    try:
+        session, replay = open_session(args, interactive=True)
+    except UnknownSession as err:
+        print(f"raw-tui: {err.message}", file=sys.stderr)
+        return 1
 
     async def main() -> int:
-        async with open_session(args, interactive=True) as (session, replay):
-            ui_config = getattr(session, "ui_config", None)
-            if ui_config is None:
-                ui_config = getattr(getattr(session, "config", None), "ui", None)
-            app = RawApp(session, ui_config=ui_config, replay=replay)
+        app = RawApp(session, ui_config=session.config.raw.ui, replay=replay)  # subscribes
+        await session.open(watch=True)
+        try:
             await app.run_async()
             return app.return_code or 0
+        finally:
+            await session.close()
 
     return asyncio.run(main())

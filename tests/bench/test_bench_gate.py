@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from conftest import write_config, write_tool
+from tests.helpers import write_config, write_tool
 from raw_tui.config import load_config
 from raw_tui.contract.schema import build_validator
 from raw_tui.tools.dispatch import Dispatcher
@@ -18,7 +18,7 @@ SCHEMA = {"type": "object", "properties": {"text": {"type": "string"},
 
 
 def test_dispatch_of_a_noop_tool_against_one_validation(tmp_path):
-    from bench_util import best_of, report
+    from tests.bench.bench_util import best_of, report
 
     cfg = tmp_path / "cfg"
     write_tool(cfg, "noop", "def handler(args, ctx):\n    return 'ok'\n", schema=SCHEMA)
@@ -54,9 +54,9 @@ def _wall(cmd: list[str], cwd) -> float:
 
 
 def test_config_list_against_importing_its_libraries(tmp_path):
-    from bench_util import report
+    from tests.bench.bench_util import report
 
-    from conftest import REPO
+    from tests.helpers import REPO
 
     cli = [sys.executable, "-m", "raw_tui.cli", "--config", str(REPO / "raw.json"), "config", "list"]
     base = [sys.executable, "-c", "import jsonschema, re2, msgspec"]

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "engine"))
-
-from conftest import raw_tui, write_config  # noqa: E402
-from misbehaving_tools import RULES, write_all  # noqa: E402
+from tests.helpers import raw_tui, write_config  # noqa: E402
+from tests.engine.misbehaving_tools import RULES, write_all  # noqa: E402
 
 
 @pytest.fixture
@@ -38,19 +36,26 @@ def call(cfg, tool, args, *extra):
     ("fx_async", {"text": "a"}, "effects", "invalid_effects"),
     ("fx_raise", {"text": "a"}, "effects", "effects_error"),
     ("noop", {"text": "secret"}, "approval", "approval_required"),
-    ("crash", {"text": "a"}, "handler", "tool_error"),
 ])
 def test_call_reports_the_step_that_stopped(cfg, tool, args, stage, code):
     rc, report = call(cfg, tool, args)
     assert rc == 1
     assert (report["outcome"], report["stage"], report["code"]) == ("stopped", stage, code)
-    assert report["message"]
+    assert report["message"] and report["result"] is None
+
+
+def test_call_reports_a_tool_error_as_ran_and_exits_1(cfg):
+    rc, report = call(cfg, "crash", {"text": "a"})
+    assert rc == 1
+    assert (report["outcome"], report["stage"], report["code"]) == ("ran", "handler", "tool_error")
+    assert report["message"] == "crash failed: boom"
+    assert report["result"]["isError"] is True
 
 
 def test_call_runs_and_reports_effects_and_rule(cfg, tmp_path):
     target = tmp_path / "protected" / "a.txt"
     rc, report = call(cfg, "write_file", {"operations": [
-        {"op": "overwrite", "path": str(target), "content": "hi\n"}]}, "--approve", "yes")
+        {"mode": "overwrite", "path": str(target), "content": "hi\n"}]}, "--approve", "yes")
     assert rc == 0, report
     assert report["outcome"] == "ran" and report["rule"] == "ask"
     assert report["approval_requested"] is True
@@ -61,7 +66,7 @@ def test_call_runs_and_reports_effects_and_rule(cfg, tmp_path):
 def test_call_approve_no_writes_nothing(cfg, tmp_path):
     target = tmp_path / "protected" / "b.txt"
     rc, report = call(cfg, "write_file", {"operations": [
-        {"op": "overwrite", "path": str(target), "content": "hi\n"}]}, "--approve", "no")
+        {"mode": "overwrite", "path": str(target), "content": "hi\n"}]}, "--approve", "no")
     assert rc == 1 and report["code"] == "approval_denied"
     assert report["message"] == "approval denied for write_file"
     assert not target.exists()
@@ -70,7 +75,7 @@ def test_call_approve_no_writes_nothing(cfg, tmp_path):
 def test_call_dry_run_would_run(cfg, tmp_path):
     target = tmp_path / "c.txt"
     rc, report = call(cfg, "write_file", {"operations": [
-        {"op": "overwrite", "path": str(target), "content": "x"}]}, "--dry-run")
+        {"mode": "overwrite", "path": str(target), "content": "x"}]}, "--dry-run")
     assert rc == 0 and report["outcome"] == "would_run" and report["rule"] == "allow"
     assert report["result"] is None and not target.exists()
 

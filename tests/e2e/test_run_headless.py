@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import raw_tui, write_config
+from tests.helpers import raw_tui, write_config
 
 
 def script(cfg: Path, *lines: dict) -> None:

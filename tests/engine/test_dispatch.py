@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from conftest import write_config
-from misbehaving_tools import RULES, write_all
+from tests.helpers import write_config
+from tests.engine.misbehaving_tools import RULES, write_all
 from raw_tui import bus as ev
 from raw_tui.approval import FixedApprover
 from raw_tui.config import load_config

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from conftest import write_config, write_tool
+from tests.helpers import write_config, write_tool
 from raw_tui import bus as ev
 from raw_tui.approval import FixedApprover
 from raw_tui.commands import PanelAction
