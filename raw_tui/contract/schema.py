@@ -83,11 +83,7 @@ def build_validator(schema: Any, *, where: list[str | int], file: str | None,
     if not isinstance(schema, dict):
         raise ConfigError("must be a JSON Schema object", file=file, path=json_path(where))
     cls = Validator7 if schema.get("$schema") in DRAFT7_IDS else Validator2020
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as err:
-        path = json_path(where + list(err.absolute_path))
-        raise ConfigError(f"invalid schema: {err.message}", file=file, path=path) from None
+    _check_against_meta_schema(cls, schema, where, file)
     for kind, at, value in _walk_refs_and_patterns(schema, list(where)):
         if kind == "ref" and not value.startswith("#"):
             raise ConfigError(f"only local $ref (#/...) is allowed, got {value!r}",
@@ -101,6 +97,72 @@ def build_validator(schema: Any, *, where: list[str | int], file: str | None,
     if require_object and schema.get("type") != "object":
         raise ConfigError('must have type "object"', file=file, path=json_path(where + ["type"]))
     return cls(schema, format_checker=_FORMATS)
+
+
+def _check_against_meta_schema(cls, schema: dict, where: list[str | int],
+                               file: str | None) -> None:
+    """Check a schema against its meta-schema. Valid schemas are remembered by digest in the
+    user's cache (validity is a pure function of the schema and the jsonschema version), so
+    a start-up does not pay ~6 ms per tool schema again."""
+    digest = _schema_digest(cls, schema)
+    if digest in _known_valid():
+        return
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as err:
+        path = json_path(where + list(err.absolute_path))
+        raise ConfigError(f"invalid schema: {err.message}", file=file, path=path) from None
+    _remember_valid(digest)
+
+
+_valid_digests: set[str] | None = None
+
+
+def _cache_file():
+    from pathlib import Path
+
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("raw-tui", appauthor=False)) / "valid-schemas"
+
+
+def _schema_digest(cls, schema: dict) -> str:
+    import hashlib
+    import json
+
+    data = json.dumps([cls.META_SCHEMA.get("$id", ""), _jsonschema_build(), schema],
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(data.encode()).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _jsonschema_build() -> str:
+    """Changes when jsonschema is upgraded (importlib.metadata would cost ~10 ms here)."""
+    import os
+
+    stat = os.stat(validators.__file__)
+    return f"{validators.__file__}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _known_valid() -> set[str]:
+    global _valid_digests
+    if _valid_digests is None:
+        try:
+            _valid_digests = set(_cache_file().read_text().split())
+        except OSError:
+            _valid_digests = set()
+    return _valid_digests
+
+
+def _remember_valid(digest: str) -> None:
+    _known_valid().add(digest)
+    try:
+        path = _cache_file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a") as f:  # one line per digest: a torn write is only a miss
+            f.write(digest + "\n")
+    except OSError:
+        pass
 
 
 def first_error(validator, instance: Any) -> str | None:

@@ -37,10 +37,10 @@ Lower level: run_hook(hook, payload_bytes, *, gate, cwd, cancel=None) -> HookRun
 resolve_hook(id, *, config_dir) -> Path; parse_manifest(...); take_snapshot(...).
 """
 
-import importlib
+from ..lazy import lazy_exports
 
-# Imported on first use: loading a config needs only `load`, not the runner or watchfiles.
-_WHERE = {
+# Imported on first use: loading a config must not pay for what it does not run.
+__getattr__ = lazy_exports(__name__, {
     'default_payload': 'cli',
     'hooks_test': 'cli',
     'HookDispatcher': 'dispatcher',
@@ -67,14 +67,7 @@ _WHERE = {
     'Snapshot': 'snapshot',
     'take_snapshot': 'snapshot',
     'HookWatcher': 'watcher',
-}
-
-
-def __getattr__(name):
-    if name in _WHERE:
-        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+})
 
 __all__ = [
     "EVENTS",

@@ -1,12 +1,30 @@
 """Panels (`raw.panel/2`): declarations, documents and blocks, patches, the host, the render."""
 
-from .actions import ActionTarget, action_note, find_action, prompt_draft, run_tool_action
-from .declaration import PanelAction, PanelDeclaration, implicit_declaration, parse_declarations
-from .document import checked_document, is_valid, validate_document
-from .errors import PanelError
-from .host import CallPanels, PanelHost, full_id
-from .lines import confirmation_line, rejection_line
-from .render import render_text, summarize
+from ..lazy import lazy_exports
+
+# Imported on first use: loading a config must not pay for what it does not run.
+__getattr__ = lazy_exports(__name__, {
+    'ActionTarget': 'actions',
+    'action_note': 'actions',
+    'find_action': 'actions',
+    'prompt_draft': 'actions',
+    'run_tool_action': 'actions',
+    'PanelAction': 'declaration',
+    'PanelDeclaration': 'declaration',
+    'implicit_declaration': 'declaration',
+    'parse_declarations': 'declaration',
+    'checked_document': 'document',
+    'is_valid': 'document',
+    'validate_document': 'document',
+    'PanelError': 'errors',
+    'CallPanels': 'host',
+    'PanelHost': 'host',
+    'full_id': 'host',
+    'confirmation_line': 'lines',
+    'rejection_line': 'lines',
+    'render_text': 'render',
+    'summarize': 'render',
+})
 
 __all__ = [
     "ActionTarget", "CallPanels", "PanelAction", "PanelDeclaration", "PanelError", "PanelHost",
