@@ -75,6 +75,7 @@ def hooks_test(hookset_or_loader: HookSetSource, hook_id: str, event: str,
     except ConfigError as exc:
         print(f"error: {exc}", file=err)
         return 2
+    hook: LoadedHook | None = None
     try:
         hook = _pick(hookset, hook_id, event)
         payload = _payload(event, payload_file, cwd)
@@ -86,6 +87,8 @@ def hooks_test(hookset_or_loader: HookSetSource, hook_id: str, event: str,
     finally:
         if owned:
             hookset.close()
+        elif hook is not None:
+            hook.close()  # only the materialised copy goes; the snapshot stays usable
     _print(hook, event, run, out, err)
     return 0 if run.outcome == "continued" else 1
 

@@ -75,6 +75,11 @@ class HookDispatcher:
         self.agent_id = agent_id
         self.session_id = session_id
 
+    def close(self) -> None:
+        """Remove the materialised copies of the hooks in use (`raw-tui call` calls it when
+        the call is over; the snapshots stay usable)."""
+        self.hookset.close()
+
     def swap(self, hookset: HookSet) -> HookSet:
         """Use `hookset` from now on; returns the previous one (the caller closes it)."""
         old, self.hookset = self.hookset, hookset
@@ -234,11 +239,16 @@ def _tool(call: CallInfo, *, result: Any = msgspec.UNSET) -> ToolInfo:
 
 
 def _result_dict(result: Any) -> dict[str, Any]:
+    """The result as hooks see it: `{isError, content, code?, truncated?}`, `isError` always
+    present (a ToolResult's `to_dict` leaves out a false one)."""
     if isinstance(result, dict):
-        return result
-    if hasattr(result, "to_dict"):
-        return result.to_dict()
-    return msgspec.to_builtins(result)
+        data = result
+    elif hasattr(result, "to_dict"):
+        data = result.to_dict()
+    else:
+        data = msgspec.to_builtins(result)
+    rest = {key: value for key, value in data.items() if key != "isError"}
+    return {"isError": bool(data.get("isError", False)), **rest}
 
 
 def _opt(value: str | None) -> Any:

@@ -8,6 +8,7 @@ snapshot into a private temporary directory (once per loaded version) and runs f
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shutil
@@ -56,6 +57,7 @@ class Snapshot:
         if self._materialized is not None and self._materialized.is_dir():
             return self._materialized
         root = Path(tempfile.mkdtemp(prefix="raw-tui-hook-"))
+        _remember(root)
         folder = root / name
         folder.mkdir()
         for rel in self.dirs:
@@ -71,8 +73,29 @@ class Snapshot:
     def close(self) -> None:
         """Remove the materialised copy, if any (the snapshot's bytes stay usable)."""
         if self._materialized is not None:
-            shutil.rmtree(self._materialized.parent, ignore_errors=True)
+            root = self._materialized.parent
+            shutil.rmtree(root, ignore_errors=True)
+            _LIVE_ROOTS.discard(root)
             self._materialized = None
+
+
+# Materialised copies not closed by their owner are removed when the process exits.
+_LIVE_ROOTS: set[Path] = set()
+_REGISTERED = False
+
+
+def _remember(root: Path) -> None:
+    global _REGISTERED
+    if not _REGISTERED:
+        atexit.register(_remove_live_roots)
+        _REGISTERED = True
+    _LIVE_ROOTS.add(root)
+
+
+def _remove_live_roots() -> None:
+    for root in list(_LIVE_ROOTS):
+        shutil.rmtree(root, ignore_errors=True)
+    _LIVE_ROOTS.clear()
 
 
 def take_snapshot(folder: Path, *, display: str) -> Snapshot:
