@@ -154,10 +154,11 @@ class HookDispatcher:
                       cancel: asyncio.Event | None, build: Callable[[], HookPayload]) -> list[HookEvent]:
         receipts: list[HookEvent] = []
         data: bytes | None = None
+        selected = [hook for hook in self.hookset if select(hook) == "run"]
+        if not selected:  # the common case: no task for the grace deadline
+            return receipts
         async with grace_deadline(cancel, GRACE_AFTER_CANCEL_S) as abort:
-            for hook in self.hookset:
-                if select(hook) != "run":
-                    continue
+            for hook in selected:
                 if abort is not None and abort.is_set():
                     break
                 data = data if data is not None else encode_payload(build())

@@ -40,7 +40,7 @@ class Conversation:
 
     def messages(self) -> list[Message]:
         out = []
-        if self.summary is not None:
+        if self.summary:  # an empty summary is a /clear
             out.append(user_message(f"[Summary of the earlier conversation]\n{self.summary}"))
             if self.reminder:
                 out.append(user_message(self.reminder))
@@ -96,3 +96,18 @@ class Conversation:
             elif isinstance(event, ev.RunEnd):
                 current = None
         return conv
+
+
+def requests_made(events: list[ev.Event]) -> int:
+    """How many model requests a saved session made: each attachment's turns made as many as
+    their highest step (a step is published before its request starts, so a request cut off
+    by a cancel or a crash counts), plus one per compaction."""
+    total = highest = 0
+    for event in events:
+        if isinstance(event, ev.TurnState) and event.state in ("running", "cancelling"):
+            highest = max(highest, event.step)
+        elif isinstance(event, (ev.RunEnd, ev.SessionStart)):
+            total, highest = total + highest, 0
+        elif isinstance(event, ev.Compaction) and event.summary:  # not a /clear
+            total += 1
+    return total + highest

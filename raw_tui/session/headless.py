@@ -53,6 +53,7 @@ async def _run(args, prompt: str) -> int:
         await session.close()
         loop.remove_signal_handler(signal.SIGINT)
         loop.remove_signal_handler(signal.SIGTERM)
-    if outcome.status == "error" and args.output == "text" and outcome.message:
+    if outcome.status in ("error", "max_steps") and outcome.message:
+        # one line on stderr in both modes (stdout stays exactly the events in jsonl)
         print(f"raw-tui: {outcome.code}: {outcome.message}", file=sys.stderr)
     return EXIT_BY_STATUS[outcome.status]

@@ -23,8 +23,11 @@ from ..models.base import (Message, ModelError, TextDelta, ToolCallRequest, Tool
                            Usage, assistant_message, make_provider, tool_message, user_message)
 from ..tools.dispatch import Dispatcher
 from .approver import BusApprover
-from .conversation import Conversation, result_text, user_text
+from .conversation import Conversation, requests_made, user_text
 from .prompt import system_prompt
+
+DEFAULT_KEEP_TURNS = 2
+CLOSE_GRACE_S = 10  # how long close() waits for a cancelled turn before stopping it
 
 COMPACT_INSTRUCTION = (
     "Summarise the conversation so far for your own later use: the task, what was done, "
@@ -69,8 +72,7 @@ class Session:
         self.provider = provider or make_provider(_model_spec(agent))
         if history and hasattr(self.provider, "position"):
             # a scripted model continues where the saved session left it
-            self.provider.position = sum(isinstance(e, (ev.AssistantText, ev.Compaction))
-                                         for e in history)
+            self.provider.position = min(requests_made(history), len(self.provider.steps))
         self.conversation = Conversation.from_events(history or [])
         self.state = "idle"
         self.step = 0
@@ -86,6 +88,8 @@ class Session:
             self.bus.subscribe(lambda event: store.append(self.session_id, event), first=True)
         self.approver = BusApprover() if interactive else None
         self.panels = PanelHost(self.bus)
+        for tool in agent.tools.tools:  # actions and reminders of restored panels need these
+            self.panels.register(tool.identity, tool.declarations)
         if history:
             self.panels.restore([e for e in history if isinstance(e, ev.PanelState)])
         self.interactions = Interactions(self.bus, attached=interactive, panels=self.panels)
@@ -110,10 +114,10 @@ class Session:
         self._closed = True
         if self._turn_task is not None and not self._turn_task.done():
             self.cancel()
-            try:
-                await asyncio.wait_for(asyncio.shield(self._turn_task), 10)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
+            done, _ = await asyncio.wait({self._turn_task}, timeout=CLOSE_GRACE_S)
+            if not done:  # the turn ignored the cancel: stop it (it still ends with run_end)
                 self._turn_task.cancel()
+                await asyncio.wait({self._turn_task})
         self.state = "closing"
         self._publish_state()
         self.interactions.close()
@@ -148,6 +152,8 @@ class Session:
         return cmd.Reply(ok=False, message=f"unknown command {type(command).__name__}")
 
     def _prompt(self, text: str) -> cmd.Reply:
+        if self._closed:
+            return cmd.Reply(ok=False, code="closed", message="the session is closed")
         if self.busy:
             return cmd.Reply(ok=False, code="busy", message="a turn is running")
         self._turn_task = asyncio.create_task(self.run_turn(text))
@@ -171,34 +177,52 @@ class Session:
 
     # the turn ---------------------------------------------------------------------------
     async def run_turn(self, text: str) -> TurnOutcome:
-        """Run one turn to its end; publishes exactly one run_end."""
+        """Run one turn to its end; publishes exactly one run_end (also when the task running
+        it is cancelled from outside, e.g. a close that timed out)."""
         stripped = text.strip()
         if stripped == "/clear":
-            self.conversation.clear()
-            self.bus.publish(ev.Notice(level="info", message="conversation cleared"))
-            return TurnOutcome("completed")
+            return self._clear()
+        if self.state != "idle":
+            return TurnOutcome("error", "busy", f"the session is {self.state}")
         turn_id = new_id("t")
         self._cancel = asyncio.Event()
         self.state, self.step = "running", 0
         self._take_hook_reload()
         self._publish_state()
         try:
-            if stripped == "/compact":
-                outcome = await self._compact_turn(turn_id)
-            else:
-                outcome = await self._turn(turn_id, text)
-        except TurnCancelled:
-            outcome = TurnOutcome("cancelled", E.CANCELLED, "cancelled")
-        except ModelError as err:
-            outcome = TurnOutcome("error", err.code, err.message)
-        except Exception as err:  # never let a bug take the session down
-            outcome = TurnOutcome("error", "internal_error", f"{type(err).__name__}: {err}")
-        await self.hooks.stop(turn_id, _run_dict(outcome), self._cancel)
+            try:
+                if stripped == "/compact":
+                    outcome = await self._compact_turn(turn_id)
+                else:
+                    outcome = await self._turn(turn_id, text)
+            except TurnCancelled:
+                outcome = TurnOutcome("cancelled", E.CANCELLED, "cancelled")
+            except ModelError as err:
+                outcome = TurnOutcome("error", err.code, err.message)
+            except Exception as err:  # never let a bug take the session down
+                outcome = TurnOutcome("error", "internal_error", f"{type(err).__name__}: {err}")
+            await self.hooks.stop(turn_id, _run_dict(outcome), self._cancel)
+        except asyncio.CancelledError:
+            self._end_turn(turn_id, TurnOutcome("cancelled", E.CANCELLED, "cancelled"))
+            raise
+        self._end_turn(turn_id, outcome)
+        return outcome
+
+    def _end_turn(self, turn_id: str, outcome: TurnOutcome) -> None:
         self.bus.publish(ev.RunEnd(status=outcome.status, **_opt(code=outcome.code,
                                    message=outcome.message), turn_id=turn_id))
-        self.state, self.step = "idle", 0
+        self.state, self.step = ("closing" if self._closed else "idle"), 0
         self._publish_state()
-        return outcome
+
+    def _clear(self) -> TurnOutcome:
+        """`/clear`: the model starts over. Not a turn (no run_end); saved as an empty
+        compaction, so a resumed session starts over too."""
+        if self.state != "idle":
+            return TurnOutcome("error", "busy", f"the session is {self.state}")
+        self.conversation.clear()
+        self.bus.publish(ev.Compaction(summary="", kept_turns=[]))
+        self.bus.publish(ev.Notice(level="info", message="conversation cleared"))
+        return TurnOutcome("completed")
 
     async def _turn(self, turn_id: str, text: str) -> TurnOutcome:
         gate = await self.hooks.user_prompt_submit(text, turn_id, self._cancel)
@@ -225,9 +249,13 @@ class Session:
             if stop is not None:
                 return stop
 
+    def _tool_definitions(self) -> list[ToolDefinition]:
+        """What the model sees of the tools: never panel state; denied tools absent."""
+        return [ToolDefinition(**t.definition()) for t in self.agent.model_tools()]
+
     async def _model_request(self, turn_id: str) -> tuple[str, list[ToolCallRequest]]:
-        tools = [ToolDefinition(**t.definition()) for t in self.agent.model_tools()]
-        text, calls = await self._stream(turn_id, self.conversation.messages(), tools)
+        text, calls = await self._stream(turn_id, self.conversation.messages(),
+                                         self._tool_definitions())
         self.bus.publish(ev.AssistantText(text=text, turn_id=turn_id))
         return text, calls
 
@@ -256,6 +284,9 @@ class Session:
         waiter = asyncio.ensure_future(self._cancel.wait())
         try:
             done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()  # closes the HTTP stream on the way out
+            raise
         finally:
             waiter.cancel()
         if task not in done:
@@ -275,10 +306,11 @@ class Session:
             if stop is not None or self._cancel.is_set():
                 self._cancelled_result(turn_id, call)
                 continue
-            if call.raw_arguments is not None:
+            if call.raw_arguments is not None and self._exposed(call.name):
                 self._invalid_json_result(turn_id, call)
                 continue
-            report = await self.dispatcher.dispatch(call.name, call.arguments, call_id=call.id,
+            arguments = call.arguments if call.raw_arguments is None else call.raw_arguments
+            report = await self.dispatcher.dispatch(call.name, arguments, call_id=call.id,
                                                     turn_id=turn_id, cancel=self._cancel)
             self.conversation.add(turn_id, tool_message(
                 call.id, report.result.text(), is_error=report.result.isError))
@@ -287,6 +319,11 @@ class Session:
         if stop is None and self._cancel.is_set():
             raise TurnCancelled
         return stop
+
+    def _exposed(self, name: str) -> bool:
+        """The call would pass step 1 (exposure); otherwise dispatch gives its code."""
+        tool = self.agent.tools.find(name)
+        return tool is not None and self.agent.rules.unconditional(tool.identity)[0] != "deny"
 
     def _cancelled_result(self, turn_id: str, call: ToolCallRequest) -> None:
         self._synthetic_result(turn_id, call, E.CANCELLED, "cancelled")
@@ -307,6 +344,8 @@ class Session:
 
     # compaction --------------------------------------------------------------------------
     async def _maybe_auto_compact(self, turn_id: str) -> None:
+        """Before a model request: compact when the last request's input passed the agent's
+        `compact.trigger_tokens` (the provider's Usage; the scripted model reports none)."""
         settings = self.agent.config.compact
         if settings is None or settings.trigger_tokens is None or self.last_usage is None:
             return
@@ -316,27 +355,36 @@ class Session:
         await self._compact(turn_id, keep_current=True)
 
     async def _compact_turn(self, turn_id: str) -> TurnOutcome:
-        if not self.conversation.entries:
+        if not await self._compact(turn_id, keep_current=False):
             return TurnOutcome("completed", message="nothing to compact")
-        await self._compact(turn_id, keep_current=False)
         return TurnOutcome("completed")
 
-    async def _compact(self, turn_id: str, *, keep_current: bool) -> None:
+    async def _compact(self, turn_id: str, *, keep_current: bool) -> bool:
+        """Summarise every turn but the last `keep_turns` (and the running one) with the model;
+        the context becomes the summary, the panel reminder, then the kept turns. False when
+        there was nothing older to summarise."""
         settings = self.agent.config.compact
-        keep = settings.keep_turns if settings is not None else 2
+        keep = settings.keep_turns if settings is not None else DEFAULT_KEEP_TURNS
         turns = self.conversation.turns()
         kept = turns[-keep:] if keep > 0 else []
-        if keep_current and turn_id not in kept:
+        if keep_current and turn_id in turns and turn_id not in kept:
             kept.append(turn_id)
-        older = Conversation(entries=[(t, m) for t, m in self.conversation.entries
-                                      if t not in kept],
-                             summary=self.conversation.summary)
-        messages = older.messages() + [user_message(COMPACT_INSTRUCTION)]
-        summary, _ = await self._stream(turn_id, messages, [], publish=False)
+        older = [(t, m) for t, m in self.conversation.entries if t not in kept]
+        if not older:
+            return False
+        messages = Conversation(entries=older, summary=self.conversation.summary,
+                                reminder=self.conversation.reminder).messages()
+        messages.append(user_message(COMPACT_INSTRUCTION))
+        # the tools go along: a provider may refuse tool calls in a request without them
+        summary, _ = await self._stream(turn_id, messages, self._tool_definitions(),
+                                        publish=False)
+        summary = summary.strip() or "(the model gave no summary)"
+        self.last_usage = None  # the summary request's size says nothing about the new context
         reminder = self.panels.reminder()
-        self.conversation.compact(summary.strip(), kept, reminder)
-        self.bus.publish(ev.Compaction(summary=summary.strip(), kept_turns=kept,
+        self.conversation.compact(summary, kept, reminder)
+        self.bus.publish(ev.Compaction(summary=summary, kept_turns=kept,
                                        **_opt(reminder=reminder), turn_id=turn_id))
+        return True
 
     # panel actions -----------------------------------------------------------------------
     async def panel_action(self, command: cmd.PanelAction) -> cmd.Reply:

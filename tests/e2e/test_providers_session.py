@@ -1,0 +1,240 @@
+"""`raw-tui run` (a subprocess) against the local protocol servers, for both HTTP methods:
+fragmented tool calls, what the server is sent, errors, stalls, drops, malformed arguments,
+and the history kept up to a failure."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+import raw_tui as raw_tui_pkg
+
+from raw_tui.session.prompt import DEFAULT_SYSTEM_PROMPT
+from tests.helpers import raw_tui, write_config
+from tests.servers import anthropic_wire, openai_wire
+from tests.servers.http_server import ProtocolServer, Reply
+
+BUILTIN = Path(raw_tui_pkg.__file__).parent / "tools" / "builtin"
+TOOLS = ["builtin/read_file", "builtin/write_file", "builtin/bash", "builtin/todo"]
+DENY_TODO = [{"match": "builtin/todo", "effect": "deny"}]
+
+
+@dataclass
+class Wire:
+    method: str
+    text: Callable[..., Reply]
+    calls: Callable[..., Reply]
+    error: Callable[[int, str], Reply]
+
+    # reading a recorded request body ----------------------------------------------------
+    def system(self, body: dict) -> str:
+        if self.method == "anthropic-messages":
+            return body.get("system")
+        first = body["messages"][0]
+        assert first["role"] == "system"
+        return first["content"]
+
+    def tools(self, body: dict) -> list[dict[str, Any]]:
+        if self.method == "anthropic-messages":
+            return body.get("tools", [])
+        return [{"name": t["function"]["name"], "description": t["function"]["description"],
+                 "input_schema": t["function"]["parameters"]} for t in body.get("tools", [])]
+
+    def results(self, body: dict) -> list[tuple[str, str]]:
+        """(tool call id, text) of every tool result in the request."""
+        if self.method == "anthropic-messages":
+            return [(b["tool_use_id"], b["content"]) for m in body["messages"]
+                    if isinstance(m["content"], list) for b in m["content"]
+                    if b["type"] == "tool_result"]
+        return [(m["tool_call_id"], m["content"]) for m in body["messages"] if m["role"] == "tool"]
+
+    def user_texts(self, body: dict) -> list[str]:
+        out = []
+        for m in body["messages"]:
+            if m["role"] != "user":
+                continue
+            if isinstance(m["content"], str):
+                out.append(m["content"])
+            else:
+                out += [b["text"] for b in m["content"] if b["type"] == "text"]
+        return out
+
+
+WIRES = {
+    "openai-chat-completions": Wire(
+        "openai-chat-completions", openai_wire.text_reply,
+        lambda calls, **kw: openai_wire.tool_calls_reply(calls, fragment=3, interleave=True, **kw),
+        lambda status, message: openai_wire.error_reply(status, message)),
+    "anthropic-messages": Wire(
+        "anthropic-messages", anthropic_wire.text_reply,
+        lambda calls, **kw: anthropic_wire.tool_use_reply(calls, fragment=3, **kw),
+        lambda status, message: anthropic_wire.error_reply(status, "api_error", message)),
+}
+
+
+@pytest.fixture(params=list(WIRES))
+def wire(request) -> Wire:
+    return WIRES[request.param]
+
+
+@pytest.fixture
+def server():
+    with ProtocolServer() as srv:
+        yield srv
+
+
+def setup(tmp_path, wire: Wire, server: ProtocolServer, *, timeout_ms: int = 20000):
+    cfg = tmp_path / "cfg"
+    model = {"method": wire.method, "model_id": "test-model", "base_url": server.url,
+             "request_timeout_ms": timeout_ms}
+    if wire.method == "openai-chat-completions":
+        model["base_url"] = server.url + "/v1"
+    write_config(cfg, {"tools": {"use": TOOLS, "rules": DENY_TODO}}, models={"m": model})
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return cfg, work
+
+
+def run(cfg, work, prompt="go", *extra):
+    proc = raw_tui("--config", str(cfg / "raw.json"), "--cwd", str(work), "run", prompt,
+                   "--output", "jsonl", *extra)
+    return proc, [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def kinds(events):
+    return [e["type"] for e in events if e["type"] not in ("turn_state", "assistant_delta")]
+
+
+def run_end(events):
+    ends = [e for e in events if e["type"] == "run_end"]
+    assert len(ends) == 1, ends
+    return ends[0]
+
+
+def stored(session_id: str) -> list[dict]:
+    shown = raw_tui("sessions", "show", session_id)
+    assert shown.returncode == 0, shown.stderr
+    return [json.loads(line) for line in shown.stdout.splitlines()]
+
+
+def one_clear_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    return lines[0]
+
+
+WRITE = json.dumps({"operations": [{"mode": "overwrite", "path": "notes.txt",
+                                    "content": "one\ntwo\n"}]})
+READ = json.dumps({"path": "notes.txt"})
+BASH = json.dumps({"commands": [{"command": "wc -l notes.txt"}]})
+
+
+def test_multi_tool_task(tmp_path, wire, server):
+    cfg, work = setup(tmp_path, wire, server)
+    server.enqueue(wire.calls([("call_w", "write_file", WRITE), ("call_r", "read_file", READ)],
+                              text="Writing."),
+                   wire.calls([("call_b", "bash", BASH)]),
+                   wire.text("All done."))
+    proc, events = run(cfg, work)
+    assert proc.returncode == 0, proc.stderr
+    assert kinds(events) == [
+        "session_start", "user_message", "assistant_text",
+        "tool_call", "tool_result", "tool_call", "tool_result", "assistant_text",
+        "tool_call", "tool_result", "assistant_text", "run_end"]
+    calls = [e for e in events if e["type"] == "tool_call"]
+    assert [(c["call_id"], c["name"]) for c in calls] == [
+        ("call_w", "write_file"), ("call_r", "read_file"), ("call_b", "bash")]
+    assert calls[0]["arguments"] == json.loads(WRITE)  # reassembled from 3-byte fragments
+    results = [e for e in events if e["type"] == "tool_result"]
+    assert not any(r["isError"] for r in results), results
+    assert "2 notes.txt" in results[2]["content"][0]["text"]
+    assert (work / "notes.txt").read_text() == "one\ntwo\n"
+    texts = [e["text"] for e in events if e["type"] == "assistant_text"]
+    assert texts == ["Writing.", "", "All done."]
+
+    first, second, third = (r.body for r in server.requests)
+    assert wire.system(first) == DEFAULT_SYSTEM_PROMPT
+    assert [t["name"] for t in wire.tools(first)] == ["read_file", "write_file", "bash"]
+    for tool in wire.tools(first):  # exactly the manifest's definition, nothing more
+        manifest = json.loads((BUILTIN / tool["name"] / "tool.json").read_text())
+        assert tool == {k: manifest[k] for k in ("name", "description", "input_schema")}
+    assert wire.results(first) == []
+    assert [i for i, _ in wire.results(second)] == ["call_w", "call_r"]
+    assert wire.results(second)[1][1] == "1\tone\n2\ttwo"
+    assert [i for i, _ in wire.results(third)] == ["call_w", "call_r", "call_b"]
+    assert "2 notes.txt" in wire.results(third)[2][1]
+    assert wire.user_texts(first) == ["go"]
+
+
+def test_server_error_is_one_line_and_history_is_kept(tmp_path, wire, server):
+    cfg, work = setup(tmp_path, wire, server)
+    server.enqueue(wire.calls([("call_r", "read_file", READ)]),
+                   wire.error(500, "upstream exploded"))
+    proc, events = run(cfg, work)
+    assert proc.returncode == 1
+    line = one_clear_line(proc.stderr)
+    assert line == (f"raw-tui: model_error: {wire.method}: HTTP 500: upstream exploded")
+    end = run_end(events)
+    assert (end["status"], end["code"]) == ("error", "model_error")
+    session_id = events[0]["session_id"]
+    assert kinds(stored(session_id)) == kinds(events) == [
+        "session_start", "user_message", "assistant_text", "tool_call", "tool_result",
+        "run_end"]
+
+    # --continue: the next request holds the turn that failed, its call and its result
+    server.enqueue(wire.text("Recovered."))
+    proc2, events2 = run(cfg, work, "try again", "--continue")
+    assert proc2.returncode == 0, proc2.stderr
+    assert events2[0]["session_id"] == session_id
+    body = server.last.body
+    assert wire.user_texts(body) == ["go", "try again"]
+    assert [i for i, _ in wire.results(body)] == ["call_r"]
+
+
+def test_stalled_stream_times_out(tmp_path, wire, server):
+    cfg, work = setup(tmp_path, wire, server, timeout_ms=400)
+    reply = wire.text("This stream will stall.")
+    reply.stall_after = 3
+    server.enqueue(reply)
+    started = time.monotonic()
+    proc, events = run(cfg, work)
+    assert time.monotonic() - started < 15
+    assert proc.returncode == 1
+    assert "timed out after 400 ms" in one_clear_line(proc.stderr)
+    assert run_end(events)["code"] == "model_error"
+    assert server.last.client_gone.wait(5)
+
+
+def test_dropped_connection(tmp_path, wire, server):
+    cfg, work = setup(tmp_path, wire, server)
+    reply = wire.text("This stream will be cut off.")
+    reply.drop_after = 3
+    server.enqueue(reply)
+    proc, events = run(cfg, work)
+    assert proc.returncode == 1
+    assert one_clear_line(proc.stderr).startswith(
+        f"raw-tui: model_error: {wire.method}: connection dropped mid-stream from 127.0.0.1:")
+    assert run_end(events)["code"] == "model_error"
+    assert kinds(events)[-2:] == ["user_message", "run_end"]
+
+
+def test_malformed_arguments_become_a_result_the_model_reads(tmp_path, wire, server):
+    cfg, work = setup(tmp_path, wire, server)
+    server.enqueue(wire.calls([("call_x", "read_file", '{"path": "notes.txt"'),
+                               ("call_y", "nope", "{}")]),
+                   wire.text("Let me fix that."))
+    proc, events = run(cfg, work)
+    assert proc.returncode == 0, proc.stderr
+    results = [e for e in events if e["type"] == "tool_result"]
+    assert [r["code"] for r in results] == ["invalid_arguments", "tool_not_exposed"]
+    call = next(e for e in events if e["type"] == "tool_call")
+    assert call["arguments"] == '{"path": "notes.txt"'
+    seen = dict(wire.results(server.last.body))
+    assert seen["call_x"] == results[0]["content"][0]["text"]
+    assert seen["call_x"].startswith("invalid arguments")
+    assert seen["call_y"] == "tool unavailable: nope"

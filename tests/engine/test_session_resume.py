@@ -1,0 +1,154 @@
+"""`--resume ID` and `--continue` through `open_session`: the conversation, the panels and
+the scripted model's position come back from the saved history."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+
+import pytest
+
+from raw_tui import bus as ev
+from raw_tui import commands as cmd
+from raw_tui.config import DEMO_DIR
+from raw_tui.session.open import UnknownSession, open_session
+from raw_tui.session.store import HistoryStore
+from tests.engine.session_kit import RecordingModel
+from tests.helpers import write_config
+
+TODO = {"name": "todo", "arguments": {"todos": [
+    {"id": "a", "content": "Read the code", "status": "done"},
+    {"id": "b", "content": "Write the tests"}]}}
+DRAW = {"name": "plan", "arguments": {"diagram": "graph TD\n  A --> B"}}
+LINES = [
+    {"text": "Planning.", "tool_calls": [TODO, DRAW]},
+    {"text": "Planned."},
+    {"text": "one " * 100},  # cancelled mid-stream in the first attachment
+    {"text": "two"},
+    {"text": "SUMMARY"},
+    {"text": "three"},
+]
+
+
+@pytest.fixture
+def setup(tmp_path):
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in LINES))
+    shutil.copytree(DEMO_DIR / "tools" / "plan", cfg / "tools" / "plan")
+    write_config(cfg, {"tools": {"use": ["builtin/todo", "agent/plan"]},
+                       "compact": {"keep_turns": 1}})
+    work = tmp_path / "work"
+    work.mkdir()
+    return cfg, work
+
+
+def args(cfg, work, **kw):
+    return argparse.Namespace(config=str(cfg / "raw.json"), agent=None, model=None,
+                              cwd_path=work, resume=kw.get("resume"),
+                              continue_=kw.get("continue_", False))
+
+
+def collect(session) -> list[ev.Event]:
+    events: list[ev.Event] = []
+    session.bus.subscribe(events.append)
+    return events
+
+
+async def first_attachment(cfg, work, store):
+    session, history = open_session(args(cfg, work), interactive=True, store=store)
+    assert history == []
+    session.provider.delay_ms = 5
+    events = collect(session)
+    await session.open()
+    await session.run_turn("first")
+    await session.handle(cmd.Prompt(text="second"))
+    while not any(isinstance(e, ev.AssistantDelta) and e.text.startswith("one")
+                  for e in events):
+        await asyncio.sleep(0.005)
+    await session.handle(cmd.Cancel())
+    await session.wait_idle()
+    await session.close()
+    return session
+
+
+async def test_resume_restores_conversation_panels_and_script_line(setup):
+    cfg, work = setup
+    store = HistoryStore()
+    first = await first_attachment(cfg, work, store)
+
+    session, history = open_session(args(cfg, work, resume=first.session_id),
+                                    interactive=True, store=store)
+    assert session.session_id == first.session_id and session.resumed
+    assert session.provider.position == 3  # the cancelled request is not replayed
+    assert session.conversation.messages() == first.conversation.messages()
+    # panels come back from panel_state, with their declarations (actions, context)
+    assert session.panels.get("builtin/todo#todo")[0] == 1
+    assert session.panels.get("agent/plan#plan")[0] == 1
+    assert [p.panel for p in session.panels.panels()] == ["builtin/todo#todo",
+                                                          "agent/plan#plan"]
+    events = collect(session)
+    await session.open()
+    assert events[0] == ev.SessionStart(session_id=first.session_id, agent="main")
+
+    model = RecordingModel(LINES)
+    model.position = session.provider.position
+    session.provider = model
+    await session.run_turn("third")
+    assert [e.text for e in events if isinstance(e, ev.AssistantText)] == ["two"]
+    request = model.requests[0]
+    assert request.messages == first.conversation.messages() + request.messages[-1:]
+    assert [m.role for m in request.messages][:3] == ["user", "assistant", "tool"]
+    assert request.texts()[-2:] == ["second", "third"]  # the cancelled turn's prompt stays
+
+    # a compaction in the resumed session reminds the model of both summary panels
+    await session.run_turn("/compact")
+    await session.run_turn("fourth")
+    reminder = model.requests[-1].messages[1].text
+    assert reminder.startswith("[Raw panel state]")
+    assert "builtin/todo#todo" in reminder and "Plan diagram: graph TD" in reminder
+
+    # a restored panel's actions work
+    reply = await session.handle(cmd.PanelAction(panel="agent/plan#plan", action="redraw"))
+    assert reply.ok and "revision 2" in reply.message
+    await session.close()
+
+
+async def test_continue_takes_the_latest_session_of_the_directory(setup, tmp_path):
+    cfg, work = setup
+    store = HistoryStore()
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    session, _ = open_session(args(cfg, work), interactive=False, store=store)
+    await session.run_turn("here")
+    elsewhere, _ = open_session(args(cfg, other), interactive=False, store=store)
+    await elsewhere.run_turn("there")
+
+    again, history = open_session(args(cfg, work, continue_=True), interactive=False,
+                                  store=store)
+    assert again.session_id == session.session_id
+    assert [e.text for e in history if isinstance(e, ev.UserMessage)] == ["here"]
+    assert again.provider.position == 2
+
+
+def test_unknown_session_and_nothing_to_continue(setup):
+    cfg, work = setup
+    with pytest.raises(UnknownSession, match="unknown session nope"):
+        open_session(args(cfg, work, resume="nope"), interactive=False)
+    with pytest.raises(UnknownSession, match="no saved session in"):
+        open_session(args(cfg, work, continue_=True), interactive=False)
+
+
+async def test_script_position_never_passes_the_end(setup):
+    cfg, work = setup
+    (cfg / "script.jsonl").write_text(json.dumps({"text": "only"}) + "\n")
+    store = HistoryStore()
+    session, _ = open_session(args(cfg, work), interactive=False, store=store)
+    for prompt in ("a", "b", "c"):  # the script runs out: empty answers
+        await session.run_turn(prompt)
+    again, _ = open_session(args(cfg, work, resume=session.session_id), interactive=False,
+                            store=store)
+    assert again.provider.position == 1
+    assert (await again.run_turn("d")).status == "completed"
