@@ -21,9 +21,7 @@ from typing import Any, AsyncIterator
 import msgspec
 
 from .base import (
-    DEFAULT_REQUEST_TIMEOUT_MS,
     METHOD_ANTHROPIC,
-    ConfigError,
     Done,
     Message,
     ModelError,
@@ -31,53 +29,19 @@ from .base import (
     TextDelta,
     ToolDefinition,
     Usage,
-    spec_path,
-    spec_value,
     tool_call_from_json,
 )
-from .http_stream import decode_json, open_sse, resolve_api_key
+from .http_stream import HttpModel, decode_json, open_sse, resolve_api_key
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
 
 
-class AnthropicMessagesModel:
+class AnthropicMessagesModel(HttpModel):
     name = METHOD_ANTHROPIC
-
-    def __init__(
-        self,
-        model_id: str,
-        *,
-        base_url: str = DEFAULT_BASE_URL,
-        api_key: str | None = None,
-        api_key_env: str | None = None,
-        request_timeout_ms: int = DEFAULT_REQUEST_TIMEOUT_MS,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-    ) -> None:
-        self.model_id = model_id
-        self.base_url = base_url.rstrip("/")
-        self._api_key = api_key
-        self.api_key_env = api_key_env
-        self.request_timeout_ms = request_timeout_ms
-        self.max_tokens = max_tokens
-
-    def __repr__(self) -> str:
-        return f"AnthropicMessagesModel(model_id={self.model_id!r}, base_url={self.base_url!r})"
-
-    @classmethod
-    def from_spec(cls, spec: Any) -> AnthropicMessagesModel:
-        model_id = spec_value(spec, "model_id")
-        if not model_id:
-            raise ConfigError(f"model_id is required for method {METHOD_ANTHROPIC}", path=spec_path(spec, "model_id"))
-        return cls(
-            model_id,
-            base_url=spec_value(spec, "base_url", DEFAULT_BASE_URL),
-            api_key=spec_value(spec, "api_key"),
-            api_key_env=spec_value(spec, "api_key_env"),
-            request_timeout_ms=spec_value(spec, "request_timeout_ms", DEFAULT_REQUEST_TIMEOUT_MS),
-            max_tokens=spec_value(spec, "max_tokens", DEFAULT_MAX_TOKENS),
-        )
+    default_base_url = DEFAULT_BASE_URL
+    default_max_tokens = DEFAULT_MAX_TOKENS
 
     @property
     def url(self) -> str:

@@ -18,7 +18,7 @@ from typing import Any, AsyncIterator
 import httpx
 import msgspec
 
-from .base import ModelError, one_line
+from .base import DEFAULT_REQUEST_TIMEOUT_MS, ConfigError, ModelError, one_line, spec_path, spec_value
 from .sse import SSEEvent, iter_sse
 
 ERROR_BODY_LIMIT = 64 * 1024
@@ -151,3 +151,42 @@ def decode_json(name: str, data: str) -> Any:
         return json.loads(data)
     except ValueError:
         raise ModelError(f"{name}: invalid JSON in stream: {one_line(data, 120)}", kind="protocol") from None
+
+
+class HttpModel:
+    """What the HTTP providers share: their settings and how they are made from a model
+    config. Subclasses set `name` (the method), `default_base_url` and
+    `default_max_tokens`."""
+
+    name: str = ""
+    default_base_url: str = ""
+    default_max_tokens: int | None = None
+
+    def __init__(self, model_id: str, *, base_url: str | None = None,
+                 api_key: str | None = None, api_key_env: str | None = None,
+                 request_timeout_ms: int = DEFAULT_REQUEST_TIMEOUT_MS,
+                 max_tokens: int | None = None) -> None:
+        self.model_id = model_id
+        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self._api_key = api_key
+        self.api_key_env = api_key_env
+        self.request_timeout_ms = request_timeout_ms
+        self.max_tokens = max_tokens if max_tokens is not None else self.default_max_tokens
+
+    def __repr__(self) -> str:  # never the key
+        return f"{type(self).__name__}(model_id={self.model_id!r}, base_url={self.base_url!r})"
+
+    @classmethod
+    def from_spec(cls, spec: Any):
+        model_id = spec_value(spec, "model_id")
+        if not model_id:
+            raise ConfigError(f"model_id is required for method {cls.name}",
+                              path=spec_path(spec, "model_id"))
+        return cls(
+            model_id,
+            base_url=spec_value(spec, "base_url"),
+            api_key=spec_value(spec, "api_key"),
+            api_key_env=spec_value(spec, "api_key_env"),
+            request_timeout_ms=spec_value(spec, "request_timeout_ms", DEFAULT_REQUEST_TIMEOUT_MS),
+            max_tokens=spec_value(spec, "max_tokens"),
+        )

@@ -25,12 +25,10 @@ from typing import Any, AsyncIterator
 import msgspec
 
 from .base import (
-    DEFAULT_REQUEST_TIMEOUT_MS,
     METHOD_OPENAI,
     STOP_END_TURN,
     STOP_MAX_TOKENS,
     STOP_TOOL_USE,
-    ConfigError,
     Done,
     Message,
     ModelError,
@@ -40,11 +38,9 @@ from .base import (
     ToolDefinition,
     Usage,
     one_line,
-    spec_path,
-    spec_value,
     tool_call_from_json,
 )
-from .http_stream import decode_json, open_sse, resolve_api_key
+from .http_stream import HttpModel, decode_json, open_sse, resolve_api_key
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -56,42 +52,9 @@ STOP_REASONS = {
 }
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(HttpModel):
     name = METHOD_OPENAI
-
-    def __init__(
-        self,
-        model_id: str,
-        *,
-        base_url: str = DEFAULT_BASE_URL,
-        api_key: str | None = None,
-        api_key_env: str | None = None,
-        request_timeout_ms: int = DEFAULT_REQUEST_TIMEOUT_MS,
-        max_tokens: int | None = None,
-    ) -> None:
-        self.model_id = model_id
-        self.base_url = base_url.rstrip("/")
-        self._api_key = api_key
-        self.api_key_env = api_key_env
-        self.request_timeout_ms = request_timeout_ms
-        self.max_tokens = max_tokens
-
-    def __repr__(self) -> str:
-        return f"OpenAIChatModel(model_id={self.model_id!r}, base_url={self.base_url!r})"
-
-    @classmethod
-    def from_spec(cls, spec: Any) -> OpenAIChatModel:
-        model_id = spec_value(spec, "model_id")
-        if not model_id:
-            raise ConfigError(f"model_id is required for method {METHOD_OPENAI}", path=spec_path(spec, "model_id"))
-        return cls(
-            model_id,
-            base_url=spec_value(spec, "base_url", DEFAULT_BASE_URL),
-            api_key=spec_value(spec, "api_key"),
-            api_key_env=spec_value(spec, "api_key_env"),
-            request_timeout_ms=spec_value(spec, "request_timeout_ms", DEFAULT_REQUEST_TIMEOUT_MS),
-            max_tokens=spec_value(spec, "max_tokens"),
-        )
+    default_base_url = DEFAULT_BASE_URL
 
     @property
     def url(self) -> str:
