@@ -237,12 +237,13 @@ def cmd_hooks_test(args) -> int:
 
     config = load(args)
     agent = config.agent(args.agent)
-    hooks: Any = agent.hooks
-    if agent.hooks.get(args.hook_id) is None:  # a hook the agent does not select yet
-        def hooks():
-            return load_hooks([args.hook_id], config_dir=config.dir,
-                              tools=agent.tools.by_identity, where=["hooks test"],
-                              file=config.label)
+
+    def load_one():  # a hook the agent does not select (yet) can be tested too
+        return load_hooks([args.hook_id], config_dir=config.dir,
+                          tools=agent.tools.by_identity, where=["hooks test"],
+                          file=config.label)
+
+    hooks = agent.hooks if agent.hooks.get(args.hook_id) is not None else load_one
     return hooks_test(hooks, args.hook_id, args.event, args.payload, cwd=str(args.cwd_path))
 
 
