@@ -21,6 +21,7 @@ from .. import commands as cmd
 from .. import errors as E
 from ..models.base import (Message, ModelError, TextDelta, ToolCallRequest, ToolDefinition,
                            Usage, assistant_message, make_provider, tool_message, user_message)
+from ..cancel import Cancelled, unless_cancelled
 from ..tools.dispatch import Dispatcher
 from .approver import BusApprover
 from .conversation import Conversation, requests_made, user_text
@@ -280,23 +281,10 @@ class Session:
         return "".join(parts), calls
 
     async def _unless_cancelled(self, coro) -> Any:
-        task = asyncio.ensure_future(coro)
-        waiter = asyncio.ensure_future(self._cancel.wait())
         try:
-            done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            task.cancel()  # closes the HTTP stream on the way out
-            raise
-        finally:
-            waiter.cancel()
-        if task not in done:
-            task.cancel()
-            try:
-                await task
-            except BaseException:
-                pass
-            raise TurnCancelled
-        return task.result()
+            return await unless_cancelled(coro, self._cancel)  # closes the HTTP stream too
+        except Cancelled:
+            raise TurnCancelled from None
 
     async def _run_calls(self, turn_id: str, calls: list[ToolCallRequest]) -> TurnOutcome | None:
         """Run one response's calls in order. After approval_required or a cancel, the

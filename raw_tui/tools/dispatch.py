@@ -26,6 +26,7 @@ import msgspec
 from .. import bus as ev
 from .. import errors as E
 from ..approval import ApprovalRequest, Approver
+from ..cancel import Cancelled, unless_cancelled
 from ..contract.schema import first_error
 from ..frozen import freeze
 from .context import ToolContext
@@ -91,6 +92,7 @@ class _Call:
     arguments: Any = None
     effects: Any = None
     report: DispatchReport | None = None
+    published: bool = False  # the tool_call event went out
 
 
 class Dispatcher:
@@ -319,23 +321,10 @@ class Dispatcher:
 
     async def _until_cancelled(self, call: _Call, awaitable) -> Any:
         """Await `awaitable` unless the call is cancelled first (then it is cancelled too)."""
-        task = asyncio.ensure_future(awaitable)
-        waiter = asyncio.ensure_future(call.cancel.wait())
         try:
-            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            task.cancel()
-            raise
-        finally:
-            waiter.cancel()
-        if not task.done():
-            task.cancel()
-            try:
-                await task
-            except BaseException:
-                pass
-            raise Stop(call.report.stage, E.CANCELLED, "cancelled")
-        return task.result()
+            return await unless_cancelled(awaitable, call.cancel)
+        except Cancelled:
+            raise Stop(call.report.stage, E.CANCELLED, "cancelled") from None
 
     def _turn(self, call: _Call) -> dict[str, Any]:
         return {"turn_id": call.turn_id} if call.turn_id else {}
@@ -345,9 +334,9 @@ class Dispatcher:
             and call.effects is not None else {}
 
     def _publish_call(self, call: _Call) -> None:
-        if getattr(call, "_published", False):
+        if call.published:
             return
-        call._published = True  # type: ignore[attr-defined]
+        call.published = True
         tool = call.tool
         identity = tool.identity if tool else call.name
         name = tool.name if tool else call.name
