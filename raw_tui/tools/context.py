@@ -32,3 +32,4 @@ class ToolContext:
     interactions: InteractionsApi | None = None
     identity: str = ""
     turn_id: str | None = None
+    max_output_bytes: int = 8192  # the agent's cap: a tool may fit its own output under it

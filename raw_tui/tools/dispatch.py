@@ -108,7 +108,8 @@ class Dispatcher:
         self.hooks = hooks or NoHooks()
         self.approver = approver
         self.panels = panels
-        self.interactions = interactions  # (call_id, turn_id, cancel) -> ctx.interactions
+        # (call_id=, turn_id=, cancel=, owner=, declarations=) -> ctx.interactions
+        self.interactions = interactions
         self.max_output_bytes = agent.config.max_output_bytes
 
     async def dispatch(self, name: str, arguments: Any, *, call_id: str, source: str = "model",
@@ -173,7 +174,8 @@ class Dispatcher:
         if not tool.has_effects:
             return
         try:
-            value = tool.module().describe_effects(call.arguments, self._context(call))
+            value = tool.module().describe_effects(call.arguments,
+                                                   self._context(call, pure=True))
         except Exception as err:
             raise Stop("effects", E.EFFECTS_ERROR, f"cannot describe {tool.name}: {err}") from None
         if inspect.isawaitable(value):
@@ -292,22 +294,24 @@ class Dispatcher:
             lines = call_panels.confirmation_lines() + lines
         return lines
 
-    def _context(self, call: _Call) -> ToolContext:
+    def _context(self, call: _Call, *, pure: bool = False) -> ToolContext:
+        """`ctx` for the handler; `pure` (for describe_effects) gives no panels and no
+        interactions: an effects descriptor must not change anything."""
         tool = call.tool
         panels = None
-        if self.panels is not None:
+        if self.panels is not None and not pure:
             panels = self.panels.open_call(owner=tool.identity, declarations=tool.declarations,
                                            call_id=call.call_id, source=call.source,
                                            turn_id=call.turn_id)
         interactions = None
-        if self.interactions is not None:
+        if self.interactions is not None and not pure:
             interactions = self.interactions(call_id=call.call_id, turn_id=call.turn_id,
                                              cancel=call.cancel, owner=tool.identity,
                                              declarations=tool.declarations)
         return ToolContext(cwd=self.cwd, tool_call_id=call.call_id, source=call.source,
                            effects=call.effects, cancelled=call.cancel, panels=panels,
                            interactions=interactions, identity=tool.identity,
-                           turn_id=call.turn_id)
+                           turn_id=call.turn_id, max_output_bytes=self.max_output_bytes)
 
     def _call_info(self, call: _Call) -> CallInfo:
         return CallInfo(identity=call.tool.identity, name=call.tool.name, call_id=call.call_id,

@@ -67,7 +67,7 @@ def check_command(item: dict[str, Any]) -> str | None:
 
 async def handler(args: Any, ctx: Any) -> dict[str, Any]:
     commands = list(args["commands"])
-    budget = getattr(ctx, "max_output_bytes", DEFAULT_BUDGET) or DEFAULT_BUDGET
+    budget = ctx.max_output_bytes or DEFAULT_BUDGET
     slot = budget // len(commands)
     parts: list[str] = []
     code = None

@@ -47,7 +47,7 @@ def handler(args: Any, ctx: Any) -> str:
     text = decode(data, path)
     offset = args.get("offset", 1)
     limit = args.get("limit", DEFAULT_LIMIT)
-    budget = getattr(ctx, "max_output_bytes", DEFAULT_BUDGET) or DEFAULT_BUDGET
+    budget = ctx.max_output_bytes or DEFAULT_BUDGET
     budget = max(512, budget) - NOTE_ROOM
     return render(split_lines(text), offset, limit, budget)
 
