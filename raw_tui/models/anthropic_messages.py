@@ -31,7 +31,7 @@ from .base import (
     Usage,
     tool_call_from_json,
 )
-from .http_stream import HttpModel, decode_json, open_sse, resolve_api_key
+from .http_stream import HttpModel, decode_json, guarded, open_sse, resolve_api_key
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -80,7 +80,8 @@ class AnthropicMessagesModel(HttpModel):
         state = EventState(self.name)
         async with open_sse(self.name, self.url, headers, body, self.request_timeout_ms) as events:
             async for event in events:
-                for item in state.take(event.event, decode_json(self.name, event.data)):
+                for item in guarded(self.name, state.take, event.event,
+                                    decode_json(self.name, event.data)):
                     yield item
                 if state.stopped:
                     break

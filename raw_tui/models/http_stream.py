@@ -18,7 +18,8 @@ from typing import Any, AsyncIterator
 import httpx
 import msgspec
 
-from .base import DEFAULT_REQUEST_TIMEOUT_MS, ConfigError, ModelError, one_line, spec_path, spec_value
+from .base import (DEFAULT_REQUEST_TIMEOUT_MS, ConfigError, ModelError, TextDelta, ToolCallRequest,
+                   one_line, spec_path, spec_value)
 from .sse import SSEEvent, iter_sse
 
 ERROR_BODY_LIMIT = 64 * 1024
@@ -143,6 +144,26 @@ async def check_response(name: str, response: httpx.Response) -> None:
 
 def describe(exc: BaseException) -> str:
     return one_line(str(exc), 200) or type(exc).__name__
+
+
+def guarded(name: str, take: Any, *args: Any) -> list[Any]:
+    """`take(*args)`, the items a provider made of one event: data of the wrong shape (an
+    object where a string belongs, ...) is a one-line ModelError, and every item is checked,
+    so nothing ill-typed reaches the session or its history."""
+    try:
+        items = take(*args)
+    except ModelError:
+        raise
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+        raise ModelError(f"{name}: unexpected data in stream: {describe(exc)}") from None
+    for item in items:
+        if isinstance(item, TextDelta) and not isinstance(item.text, str):
+            raise ModelError(f"{name}: unexpected data in stream: text that is not a string")
+        if isinstance(item, ToolCallRequest) and not (isinstance(item.id, str)
+                                                      and isinstance(item.name, str)):
+            raise ModelError(f"{name}: unexpected data in stream: a tool call whose id or "
+                             f"name is not a string")
+    return items
 
 
 def decode_json(name: str, data: str) -> Any:

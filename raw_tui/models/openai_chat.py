@@ -40,7 +40,7 @@ from .base import (
     one_line,
     tool_call_from_json,
 )
-from .http_stream import HttpModel, decode_json, open_sse, resolve_api_key
+from .http_stream import HttpModel, decode_json, guarded, open_sse, resolve_api_key
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -93,11 +93,12 @@ class OpenAIChatModel(HttpModel):
                 if event.data.strip() == "[DONE]":
                     state.done = True
                     break
-                for item in state.take(self.name, decode_json(self.name, event.data)):
+                for item in guarded(self.name, state.take, self.name,
+                                    decode_json(self.name, event.data)):
                     yield item
         if not (state.done or state.finish_reason):
             raise ModelError(f"{self.name}: the stream ended before the response was complete", kind="dropped")
-        for item in state.finish():
+        for item in guarded(self.name, state.finish):
             yield item
 
 

@@ -88,6 +88,8 @@ def copy_json(value: Any, at: At = ()) -> Any:
     Values JSON cannot hold raise `Invalid`."""
     try:
         return _decode(_encode(value))
+    except RecursionError:  # a cycle, or nesting deeper than any document may be
+        raise Invalid(at, "not a JSON value (nested too deeply, or it contains itself)") from None
     except (TypeError, ValueError, UnicodeError, OverflowError, msgspec.MsgspecError) as err:
         raise Invalid(at, f"not a JSON value ({err})") from None
 

@@ -28,7 +28,7 @@ from .fields import utf8_clip
 from .frames import Frames
 from .limits import (FRAME_INTERVAL, MAX_PANELS, MAX_REJECTION_LINES, MAX_UPDATES_PER_CALL,
                      REMINDER_PANEL_BYTES, REMINDER_TOTAL_BYTES)
-from .lines import confirmation_line, rejection_line
+from .lines import MAX_LINE_MESSAGE, MAX_LINE_PANEL, bounded, confirmation_line, rejection_line
 from .patch import apply_patches
 from .render import render_text, summarize
 
@@ -361,12 +361,13 @@ class CallPanels:
             title = self.declarations[panel_id].title
         document = record.document if record else None
         self._publish(PanelReceipt(
-            panel=panel_id or panel, owner=owner or self.owner,
+            panel=bounded(panel_id or panel, MAX_LINE_PANEL),
+            owner=bounded(owner, MAX_LINE_PANEL) or self.owner,
             title=(document or {}).get("title") or title,
             revision=record.revision if record else 0,
             summary=summarize(document) if document is not None else "",
             op=op if isinstance(op, str) and op in OPS else "?", source=self.source,
-            error=ReceiptError(code=err.code, message=err.message)))
+            error=ReceiptError(code=err.code, message=bounded(err.message, MAX_LINE_MESSAGE))))
 
     def _publish(self, receipt: PanelReceipt) -> None:
         if self.turn_id is not None:

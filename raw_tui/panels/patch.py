@@ -63,7 +63,7 @@ def apply_patches(document: dict, patches: Any, at: At = ("patches",)) -> dict:
         if not isinstance(patch, dict):
             raise Invalid(here, "must be an object")
         op = patch.get("op")
-        if op not in _APPLY:
+        if not isinstance(op, str) or op not in _APPLY:
             raise Invalid(here + ("op",), "must be one of " + ", ".join(OPS))
         _APPLY[op](work, patch, here)
     return work.result()
@@ -76,7 +76,7 @@ def _set(work: _Work, patch: dict, at: At) -> None:
     field = patch["field"]
     if field == "blocks":
         raise Invalid(at + ("field",), "blocks change with set_block and remove_block")
-    if field not in FIELDS:
+    if not isinstance(field, str) or field not in FIELDS:
         raise Invalid(at + ("field",), "must be one of " +
                       ", ".join(f for f in FIELDS if f != "blocks"))
     value = patch["value"]

@@ -46,7 +46,7 @@ class Conversation:
                 out.append(user_message(self.reminder))
             out.append(assistant_message("Understood."))
         out.extend(message for _, message in self.entries)
-        return out
+        return answer_every_call(out)
 
     def turns(self) -> list[str]:
         seen: list[str] = []
@@ -96,6 +96,28 @@ class Conversation:
             elif isinstance(event, ev.RunEnd):
                 current = None
         return conv
+
+
+UNFINISHED = "the call did not finish: it was interrupted"
+
+
+def answer_every_call(messages: list[Message]) -> list[Message]:
+    """`messages` where every assistant tool call is answered before the next message: a
+    call whose result was never saved (a crash or `kill -9` while it ran) gets an error
+    result, since both providers refuse a conversation with an unanswered call."""
+    out: list[Message] = []
+    waiting: list[str] = []
+    for message in messages:
+        if message.role == "tool":
+            if message.tool_call_id in waiting:
+                waiting.remove(message.tool_call_id)
+            out.append(message)
+            continue
+        out.extend(tool_message(call_id, UNFINISHED, is_error=True) for call_id in waiting)
+        waiting = [call.id for call in message.tool_calls] if message.role == "assistant" else []
+        out.append(message)
+    out.extend(tool_message(call_id, UNFINISHED, is_error=True) for call_id in waiting)
+    return out
 
 
 def requests_made(events: list[ev.Event]) -> int:

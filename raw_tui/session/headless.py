@@ -2,20 +2,23 @@
 
 No approver (an `ask` rule gives approval_required) and no interaction surface
 (interaction_unavailable). Exit codes: 0 completed, 1 runtime error, 2 config, 3 max steps,
-130 cancelled (SIGINT).
+130 cancelled (SIGINT, SIGTERM, or the reader of stdout went away).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
+from typing import Callable
 
 from .. import bus as ev
 from .open import UnknownSession, open_session
 from .textout import TextPrinter
 
 EXIT_BY_STATUS = {"completed": 0, "error": 1, "max_steps": 3, "cancelled": 130}
+EXIT_CANCELLED = 130
 
 
 def cmd_run(args) -> int:
@@ -32,27 +35,69 @@ def cmd_run(args) -> int:
         return 1
 
 
+class _Stop:
+    """A stop asked for (SIGINT, SIGTERM, stdout closed): cancels the running turn; one
+    asked for before the turn started means the turn does not start."""
+
+    def __init__(self) -> None:
+        self.asked = False
+        self.session = None
+
+    def __call__(self) -> None:
+        self.asked = True
+        if self.session is not None:
+            self.session.cancel()
+
+
+class _Output:
+    """A bus subscriber writing to stdout. When the reader goes away (`| head -1`), stdout
+    is pointed at /dev/null (no error at exit) and the run is stopped."""
+
+    def __init__(self, write: Callable[[ev.Event], None], stop: _Stop) -> None:
+        self.write = write
+        self.stop = stop
+        self.broken = False
+
+    def __call__(self, event: ev.Event) -> None:
+        if self.broken:
+            return
+        try:
+            self.write(event)
+        except BrokenPipeError:
+            self.broken = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            self.stop()
+
+
 async def _run(args, prompt: str) -> int:
     bus = ev.Bus()
     out = sys.stdout
+    stop = _Stop()
     if args.output == "jsonl":
         def write(event: ev.Event) -> None:
             out.write(ev.encode(event).decode() + "\n")
             out.flush()
-        bus.subscribe(write)
+        bus.subscribe(_Output(write, stop))
     else:
-        bus.subscribe(TextPrinter(out, sys.stderr))
+        bus.subscribe(_Output(TextPrinter(out, sys.stderr), stop))
     session, _ = open_session(args, interactive=False, bus=bus)
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, session.cancel)
-    loop.add_signal_handler(signal.SIGTERM, session.cancel)
+    loop.add_signal_handler(signal.SIGINT, stop)
+    loop.add_signal_handler(signal.SIGTERM, stop)
+    outcome = None
     try:
         await session.open()
-        outcome = await session.run_turn(prompt)
+        stop.session = session
+        if not stop.asked:
+            outcome = await session.run_turn(prompt)
     finally:
         await session.close()
         loop.remove_signal_handler(signal.SIGINT)
         loop.remove_signal_handler(signal.SIGTERM)
+    if outcome is None:
+        return EXIT_CANCELLED
     if outcome.status in ("error", "max_steps") and outcome.message:
         # one line on stderr in both modes (stdout stays exactly the events in jsonl)
         print(f"raw-tui: {outcome.code}: {outcome.message}", file=sys.stderr)

@@ -77,6 +77,7 @@ class Session:
         self.conversation = Conversation.from_events(history or [])
         self.state = "idle"
         self.step = 0
+        self.turn_id: str | None = None  # the running turn's id
         self.notes: list[str] = []
         self.last_usage: Usage | None = None
         self._turn_task: asyncio.Task | None = None
@@ -113,6 +114,7 @@ class Session:
         if self._closed:
             return
         self._closed = True
+        self.interactions.close()  # first: a form left pending is interrupted, not cancelled
         if self._turn_task is not None and not self._turn_task.done():
             self.cancel()
             done, _ = await asyncio.wait({self._turn_task}, timeout=CLOSE_GRACE_S)
@@ -121,7 +123,6 @@ class Session:
                 await asyncio.wait({self._turn_task})
         self.state = "closing"
         self._publish_state()
-        self.interactions.close()
         if self.watcher is not None:
             await _maybe_await(self.watcher.stop())
         await self.hooks.session_end()
@@ -185,7 +186,7 @@ class Session:
             return self._clear()
         if self.state != "idle":
             return TurnOutcome("error", "busy", f"the session is {self.state}")
-        turn_id = new_id("t")
+        turn_id = self.turn_id = new_id("t")
         self._cancel = asyncio.Event()
         self.state, self.step = "running", 0
         self._take_hook_reload()
@@ -202,17 +203,27 @@ class Session:
                 outcome = TurnOutcome("error", err.code, err.message)
             except Exception as err:  # never let a bug take the session down
                 outcome = TurnOutcome("error", "internal_error", f"{type(err).__name__}: {err}")
-            await self.hooks.stop(turn_id, _run_dict(outcome), self._cancel)
+            await self._stop_hooks(turn_id, outcome)
         except asyncio.CancelledError:
             self._end_turn(turn_id, TurnOutcome("cancelled", E.CANCELLED, "cancelled"))
             raise
         self._end_turn(turn_id, outcome)
         return outcome
 
+    async def _stop_hooks(self, turn_id: str, outcome: TurnOutcome) -> None:
+        """Stop hooks; a failure of theirs is a notice, never a turn without its run_end."""
+        try:
+            await self.hooks.stop(turn_id, _run_dict(outcome), self._cancel)
+        except Exception as err:
+            self.bus.publish(ev.Notice(level="error", message=f"Stop hooks failed: "
+                                                              f"{type(err).__name__}: {err}",
+                                       turn_id=turn_id))
+
     def _end_turn(self, turn_id: str, outcome: TurnOutcome) -> None:
         self.bus.publish(ev.RunEnd(status=outcome.status, **_opt(code=outcome.code,
                                    message=outcome.message), turn_id=turn_id))
         self.state, self.step = ("closing" if self._closed else "idle"), 0
+        self.turn_id = None
         self._publish_state()
 
     def _clear(self) -> TurnOutcome:
@@ -382,8 +393,11 @@ class Session:
 
     # helpers ------------------------------------------------------------------------------
     def _publish_state(self) -> None:
-        self.bus.publish(ev.TurnState(state=self.state, step=self.step,
-                                      max_steps=self.agent.config.max_steps))
+        state = ev.TurnState(state=self.state, step=self.step,
+                             max_steps=self.agent.config.max_steps)
+        if self.turn_id is not None and self.state in ("running", "cancelling"):
+            state.turn_id = self.turn_id
+        self.bus.publish(state)
 
     def _take_hook_reload(self) -> None:
         if self.watcher is not None:

@@ -14,6 +14,10 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
 class TextPrinter:
     def __init__(self, out: TextIO, err: TextIO | None = None) -> None:
         self.out = out
@@ -64,10 +68,11 @@ class TextPrinter:
         self._line(format_receipt(e))
 
     def _on_PanelReceipt(self, e: ev.PanelReceipt) -> None:
+        title, summary = _flat(e.title), _flat(e.summary)  # titles may hold newlines
         if isinstance(e.error, ev.PanelError):
-            self._line(f"▸ {e.title} rejected: {e.error.code} {e.error.message}")
+            self._line(f"▸ {title} rejected: {e.error.code} {_flat(e.error.message)}")
         else:
-            self._line(f"▸ {e.title} r{e.revision}{' · ' + e.summary if e.summary else ''}")
+            self._line(f"▸ {title} r{e.revision}{' · ' + summary if summary else ''}")
 
     def _on_RunEnd(self, e: ev.RunEnd) -> None:
         if e.status != "completed":

@@ -251,3 +251,54 @@ def test_credentials_never_stored(tmp_path, isolated_home):
     db = next((isolated_home / "state").rglob("history.sqlite3"))
     for path in db.parent.iterdir():
         assert b"sk-TOPSECRET" not in path.read_bytes()
+
+
+@pytest.mark.parametrize("output", ["jsonl", "text"])
+def test_a_reader_that_goes_away_stops_the_run_quietly(tmp_path, output):
+    # `raw-tui run ... | head -1`: no traceback, the turn is cancelled (and saved so)
+    cfg, work = setup(tmp_path, {"text": "First.", "tool_calls": [
+        {"name": "bash", "arguments": {"commands": [{"command": "sleep 1; echo late"}]}},
+        {"name": "bash", "arguments": {"commands": [{"command": "touch ran-on"}]}}]},
+        {"text": "Never read."})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "raw_tui.cli", "--config", str(cfg / "raw.json"), "--cwd",
+         str(work), "run", "go", "--output", output],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in iter(proc.stdout.readline, ""):
+        if "bash" in line:  # the first call has started
+            break
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+    assert proc.returncode == 130
+    assert not (work / "ran-on").exists()
+    listing = raw_tui("sessions", "list").stdout.split()
+    events = [json.loads(line) for line in
+              raw_tui("sessions", "show", listing[0]).stdout.splitlines()]
+    assert run_end(events)["status"] == "cancelled"
+
+
+def test_a_reader_gone_before_the_turn_starts_means_no_turn(tmp_path):
+    # a SessionStart hook holds the run for a second: the reader leaves before the turn
+    cfg, work = setup(tmp_path, {"tool_calls": [
+        {"name": "bash", "arguments": {"commands": [{"command": "touch ran-on"}]}}]},
+        hooks={"use": ["agent/slow"]})
+    hook = cfg / "hooks" / "slow"
+    hook.mkdir(parents=True)
+    (hook / "hook.json").write_text(json.dumps({
+        "protocol_version": 2, "name": "slow", "events": [{"name": "SessionStart"}],
+        "command": "sleep", "args": ["1"]}))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "raw_tui.cli", "--config", str(cfg / "raw.json"), "--cwd",
+         str(work), "run", "go", "--output", "jsonl"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert json.loads(proc.stdout.readline())["type"] == "session_start"
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err, err
+    assert proc.returncode == 130
+    assert not (work / "ran-on").exists()
+    listing = raw_tui("sessions", "list").stdout.split()
+    types = [json.loads(line)["type"] for line in
+             raw_tui("sessions", "show", listing[0]).stdout.splitlines()]
+    assert "user_message" not in types and "run_end" not in types

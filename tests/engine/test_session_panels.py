@@ -211,3 +211,35 @@ async def test_bad_panel_action(tmp_path, panel, action, code):
     h = make_session(tmp_path, [], config=plan_config(tmp_path))
     reply = await h.session.handle(cmd.PanelAction(panel=panel, action=action))
     assert not reply.ok and reply.code == code
+
+
+async def test_closing_the_session_interrupts_a_pending_form(tmp_path):
+    h, request = await ask(tmp_path, {"text": "never"})
+    await asyncio.wait_for(h.session.close(), 5)
+    settled, = h.of(ev.InteractionSettled)
+    assert (settled.request_id, settled.status) == (request.request_id, "interrupted")
+    assert [e.status for e in h.of(ev.RunEnd)] == ["cancelled"]
+    late = await h.session.handle(cmd.FormAnswer(request_id=request.request_id,
+                                                 answers={"colour": "blue"}))
+    assert late.code == "interaction_conflict"
+
+
+async def test_text_output_gives_one_line_per_receipt(tmp_path):
+    import io
+
+    from raw_tui.session.textout import TextPrinter
+
+    code = '''
+def handler(args, ctx):
+    doc = {"title": "Two\\nlines", "summary": "a\\tb\\nc"}
+    return {"content": [{"type": "panel", "panel": "p", "op": "replace", "document": doc}]}
+'''
+    config = agent_config(tmp_path, use=["agent/multi"], tools={"multi": (code, {
+        "panels": [{"id": "p", "title": "P"}]})})
+    h = make_session(tmp_path, [{"tool_calls": [{"name": "multi", "arguments": {}}]}],
+                     config=config)
+    out = io.StringIO()
+    h.session.bus.subscribe(TextPrinter(out))
+    await h.session.run_turn("go")
+    receipt, = [line for line in out.getvalue().splitlines() if line.startswith("▸")]
+    assert receipt == "▸ Two lines r1 · a b c"

@@ -152,3 +152,39 @@ async def test_script_position_never_passes_the_end(setup):
                             store=store)
     assert again.provider.position == 1
     assert (await again.run_turn("d")).status == "completed"
+
+
+def answered_calls(messages) -> bool:
+    """Every assistant tool call is answered by a tool message before anything else: what
+    both providers require of a conversation (else every later request is refused)."""
+    waiting: list[str] = []
+    for message in messages:
+        if message.role == "tool":
+            if message.tool_call_id in waiting:
+                waiting.remove(message.tool_call_id)
+            continue
+        if waiting:
+            return False
+        if message.role == "assistant":
+            waiting = [call.id for call in message.tool_calls]
+    return not waiting
+
+
+def test_a_history_cut_off_mid_call_still_answers_every_call():
+    # kill -9 while a tool ran: its tool_call is saved, its tool_result never was
+    from raw_tui.session.conversation import Conversation
+
+    cut = [ev.UserMessage(text="go", turn_id="t1"),
+           ev.AssistantText(text="Working.", turn_id="t1"),
+           ev.ToolCall(call_id="c1", identity="builtin/bash", name="bash",
+                       arguments={"commands": []}, turn_id="t1"),
+           ev.ToolCall(call_id="c2", identity="builtin/bash", name="bash",
+                       arguments={"commands": []}, turn_id="t1"),
+           ev.ToolResultEvent(call_id="c1", isError=False, content=[], turn_id="t1")]
+    conversation = Conversation.from_events(cut)
+    assert answered_calls(conversation.messages())
+    conversation = Conversation.from_events(cut + [ev.UserMessage(text="again", turn_id="t2")])
+    messages = conversation.messages()
+    assert answered_calls(messages)
+    assert [m.role for m in messages] == ["user", "assistant", "tool", "tool", "user"]
+    assert messages[3].is_error and messages[3].tool_call_id == "c2"

@@ -232,3 +232,39 @@ async def test_clear_starts_over_without_a_run(tmp_path):
     await h.session.run_turn("second")
     assert h.model.requests[-1].texts() == ["second"]
     assert len(h.of(ev.RunEnd)) == 2
+
+
+async def test_every_event_of_a_turn_carries_its_turn_id(tmp_path):
+    h = make_session(tmp_path, [
+        {"text": "plan", "tool_calls": [
+            {"name": "todo", "arguments": {"todos": [{"content": "a"}]}},
+            {"name": "read_file", "arguments": {"path": "missing"}}]},
+        {"text": "Done."}], use=["builtin/read_file", "builtin/todo"])
+    await h.session.open()
+    await h.session.run_turn("go")
+    await h.session.close()
+    turn_id = one_run_end(h).turn_id
+    start = next(i for i, e in enumerate(h.events)
+                 if isinstance(e, ev.TurnState) and e.state == "running")
+    end = h.events.index(one_run_end(h))
+    inside = h.events[start:end + 1]
+    assert len({type(e).__name__ for e in inside}) >= 8
+    assert [type(e).__name__ for e in inside if e.turn_id != turn_id] == []
+    outside = h.events[:start] + h.events[end + 1:]
+    assert all(not isinstance(e.turn_id, str) for e in outside)
+
+
+async def test_a_failing_stop_step_still_ends_the_turn_once(tmp_path):
+    # whatever goes wrong after the outcome is known, the turn ends with one run_end
+    h = make_session(tmp_path, [{"text": "ok"}, {"text": "again"}])
+
+    async def broken_stop(*args, **kw):
+        raise RuntimeError("stop hooks exploded")
+
+    h.session.hooks.stop = broken_stop
+    outcome = await h.session.run_turn("go")
+    assert outcome.status == "completed"
+    assert one_run_end(h).status == "completed" and h.session.state == "idle"
+    notice, = h.of(ev.Notice)
+    assert notice.level == "error" and "stop hooks exploded" in notice.message
+    assert (await h.session.run_turn("next")).status == "completed"

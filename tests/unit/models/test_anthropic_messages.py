@@ -204,3 +204,25 @@ async def test_cancelling_the_consumer_closes_the_connection(protocol_server):
     seen = await cancel_mid_stream(provider(protocol_server), HELLO)
     assert text_of(seen)
     assert protocol_server.last.client_gone.wait(3), "the server did not see the client disconnect"
+
+
+@pytest.mark.parametrize("name, payload", [
+    ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                             "delta": {"type": "text_delta", "text": 42}}),
+    ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": "x"}),
+    ("content_block_start", {"type": "content_block_start", "index": 0,
+                             "content_block": {"type": "tool_use", "id": 5, "name": "read_file"}}),
+    ("content_block_start", {"type": "content_block_start", "index": 0,
+                             "content_block": {"type": "tool_use", "id": "t", "name": None}}),
+    ("message_delta", {"type": ["message_delta"]}),
+    ("error", {"type": "error", "error": "overloaded"}),
+])
+async def test_wrongly_typed_data_in_the_stream_is_one_line(protocol_server, name, payload):
+    chunks = [wire.message_start(3), wire.event(name, payload),
+              wire.event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+              *wire.ending("end_turn", 1)]
+    protocol_server.enqueue(Reply(chunks=chunks))
+    err = await model_error(provider(protocol_server), HELLO)
+    assert str(err).startswith("anthropic-messages: ")
+    assert "unexpected data in stream" in str(err) or str(err) == \
+        "anthropic-messages: error: overloaded"

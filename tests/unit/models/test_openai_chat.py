@@ -259,3 +259,21 @@ async def test_a_base_url_without_scheme_is_one_line():
     err = await model_error(OpenAIChatModel("m", base_url="localhost:11434/v1"), HELLO)
     assert str(err) == ("openai-chat-completions: invalid URL 'localhost:11434/v1/chat/completions': "
                         "Request URL is missing an 'http://' or 'https://' protocol.")
+
+
+@pytest.mark.parametrize("payload", [
+    {"choices": [{"index": 0, "delta": "text"}]},
+    {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": ["x"]}]}}]},
+    {"choices": [{"index": 0, "delta": {"tool_calls": [
+        {"index": 0, "id": 7, "function": {"name": "read_file", "arguments": "{}"}}]}}]},
+    {"choices": [{"index": 0, "delta": {"tool_calls": [
+        {"index": 0, "id": "c1", "function": {"name": ["read_file"], "arguments": "{}"}}]}}]},
+    {"choices": [], "usage": {"prompt_tokens": "many"}},
+    {"choices": [], "usage": {"prompt_tokens": [1]}},
+])
+async def test_wrongly_typed_data_in_the_stream_is_one_line(protocol_server, payload):
+    # a garbage-speaking server must end in a clear message, not a crash deeper in
+    chunks = [wire.sse(payload), wire.sse(wire.chunk(finish_reason="stop")), wire.sse("[DONE]")]
+    protocol_server.enqueue(Reply(chunks=chunks))
+    err = await model_error(provider(protocol_server), HELLO)
+    assert str(err).startswith("openai-chat-completions: unexpected data in stream")

@@ -408,3 +408,33 @@ async def test_restore_keeps_the_last_state_of_each_panel(rec):
     assert host.get("o#a") == (3, {"title": "a3"})
     assert host.get("o#b") == (2, None)
     assert [s.panel for s in host.panels()] == ["o#a"]
+
+
+async def test_a_document_json_cannot_hold_is_panel_invalid_not_a_crash(call, rec):
+    looped = {"title": "loop"}
+    looped["blocks"] = [{"id": "m", "kind": "markdown", "text": "x", "self": looped}]
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    for document in (looped, {"title": "deep", "blocks": deep}):
+        with pytest.raises(PanelError) as info:
+            await call.update("plan", {"op": "replace", "document": document})
+        assert info.value.code == PANEL_INVALID
+    assert await code_of(call, "plan", REPLACE | {"document": looped}) == PANEL_INVALID
+    assert [r.error.code for r in rec.receipts()] == [PANEL_INVALID] * 3
+
+
+async def test_rejection_lines_and_receipts_are_bounded_one_line(call, rec):
+    # what the model reads is added after the output cap: a tool must not grow it at will
+    huge = "p" * 100_000
+    key = "k\n" * 50_000
+    lines = call.apply_result_blocks([
+        {"type": "panel", "panel": huge, "op": "close"},
+        {"type": "panel", "panel": "plan", "op": "replace", "document": {key: 1}}])
+    assert len(lines) == 2
+    for line in lines:
+        assert len(line) <= 800 and "\n" not in line
+    assert lines[0].startswith("panel ppp") and " update rejected: panel_undeclared " in lines[0]
+    assert lines[1].startswith("panel plan update rejected: panel_invalid /k\\x0ak\\x0a")
+    for receipt in rec.receipts():
+        assert len(receipt.panel) <= 200 and len(receipt.error.message) <= 600

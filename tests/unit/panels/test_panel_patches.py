@@ -210,3 +210,11 @@ def test_patch_list_shape():
     many = [{"op": "set", "field": "title", "value": "t"}] * 201
     assert fails(*many) == "/patches: at most 200 patches"
     run(*many[:200])
+
+
+def test_an_op_or_field_that_is_not_a_string_is_invalid_not_a_crash():
+    # a list or an object cannot be hashed: the lookup must not raise TypeError
+    assert fails({"op": []}).startswith("/patches/0/op: must be one of set, set_block")
+    assert fails({"op": {"x": 1}}).startswith("/patches/0/op: must be one of")
+    assert fails({"op": "set", "field": ["title"], "value": "t"}).startswith(
+        "/patches/0/field: must be one of title, subtitle")
