@@ -188,6 +188,7 @@ class Bus:
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
         self._queues: list[asyncio.Queue[Event | None]] = []
+        self._reported: set[int] = set()
 
     def subscribe(self, fn: Subscriber, *, first: bool = False) -> Callable[[], None]:
         """Call `fn` with every event. `first` puts it before every other subscriber (the
@@ -199,10 +200,23 @@ class Bus:
         return lambda: self._subscribers.remove(fn) if fn in self._subscribers else None
 
     def publish(self, event: Event) -> None:
+        """Give `event` to every subscriber. A subscriber that raises (a full disk under the
+        history store, a bug in a view) never stops the others or the publisher: its first
+        failure is published as an error `notice`."""
+        failed = []
         for fn in list(self._subscribers):
-            fn(event)
+            try:
+                fn(event)
+            except Exception as err:  # noqa: BLE001 — reported below, once per subscriber
+                failed.append((fn, err))
         for queue in list(self._queues):
             queue.put_nowait(event)
+        for fn, err in failed:
+            if id(fn) not in self._reported:
+                self._reported.add(id(fn))
+                name = getattr(fn, "__qualname__", type(fn).__name__)
+                self.publish(Notice(level="error", message=f"{name} failed on "
+                                    f"{type(event).__struct_config__.tag}: {err}"))
 
     async def stream(self):
         """Async iterator over every event published from now on, until `close()`."""
