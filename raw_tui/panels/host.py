@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 
 import msgspec
 
-from ..bus import Bus, PanelReceipt, PanelState
+from ..bus import Bus, Notice, PanelReceipt, PanelState
 from ..bus import PanelError as ReceiptError
 from ..errors import (PANEL_CLOSED_CONTEXT, PANEL_INVALID, PANEL_LIMIT, PANEL_NOT_OWNED,
                       PANEL_RATE_LIMITED, PANEL_REVISION_CONFLICT, PANEL_UNDECLARED,
@@ -26,7 +26,8 @@ from .document import check_size, checked_document, copy_json, validate_document
 from .errors import Invalid, PanelError
 from .fields import utf8_clip
 from .frames import Frames
-from .limits import (FRAME_INTERVAL, MAX_PANELS, MAX_REJECTION_LINES, MAX_UPDATES_PER_CALL,
+from .limits import (FRAME_INTERVAL, MAX_PANELS, MAX_REJECTED_RECEIPTS_PER_CALL,
+                     MAX_REJECTION_LINES, MAX_UPDATES_PER_CALL,
                      REMINDER_PANEL_BYTES, REMINDER_TOTAL_BYTES)
 from .lines import MAX_LINE_MESSAGE, MAX_LINE_PANEL, bounded, confirmation_line, rejection_line
 from .patch import apply_patches
@@ -232,6 +233,7 @@ class CallPanels:
         self.declarations = {d.id: d for d in declarations}
         self.receipts: list[PanelReceipt] = []
         self._counts: dict[str, int] = {}
+        self._rejected = 0
         self._touched: set[str] = set()
         self._confirmed: dict[str, None] = {}  # panels the result blocks updated, in order
         self._closed = False
@@ -353,6 +355,14 @@ class CallPanels:
             revision=record.revision, summary=summarize(document), op=op, source=self.source))
 
     def _receipt_rejected(self, panel: str, op: Any, err: PanelError) -> None:
+        self._rejected += 1
+        if self._rejected > MAX_REJECTED_RECEIPTS_PER_CALL:
+            if self._rejected == MAX_REJECTED_RECEIPTS_PER_CALL + 1:
+                self.host.bus.publish(Notice(
+                    level="warning", message=f"{self.owner}: over {MAX_REJECTED_RECEIPTS_PER_CALL}"
+                    " panel updates rejected in one call; the rest are not shown",
+                    **({"turn_id": self.turn_id} if self.turn_id else {})))
+            return
         owner, _, panel_id = panel.rpartition("#")
         record = None
         title = panel_id

@@ -11,6 +11,9 @@ MAX_PROMPT_TEXT = 4096  # raw-tui
 # Session and calls
 MAX_PANELS = 16
 MAX_UPDATES_PER_CALL = 200
+# Rejected updates publish a receipt each, up to this many per call; the rest are counted
+# and said in one notice (a tool cannot flood the history with rejections).
+MAX_REJECTED_RECEIPTS_PER_CALL = 200
 MAX_PATCHES_PER_UPDATE = 200  # raw-tui
 FRAME_INTERVAL = 0.1  # seconds between live panel_state frames of one panel
 MAX_REJECTION_LINES = 5

@@ -438,3 +438,24 @@ async def test_rejection_lines_and_receipts_are_bounded_one_line(call, rec):
     assert lines[1].startswith("panel plan update rejected: panel_invalid /k\\x0ak\\x0a")
     for receipt in rec.receipts():
         assert len(receipt.panel) <= 200 and len(receipt.error.message) <= 600
+
+
+def test_rejected_receipts_are_capped_per_call_and_the_rest_counted_once():
+    from raw_tui import bus as ev
+    from raw_tui.panels.declaration import parse_declarations
+    from raw_tui.panels.host import PanelHost
+    from raw_tui.panels.limits import MAX_REJECTED_RECEIPTS_PER_CALL
+
+    bus, seen = ev.Bus(), []
+    bus.subscribe(seen.append)
+    panels = PanelHost(bus).open_call(
+        owner="agent/t", declarations=parse_declarations([{"id": "p", "title": "P"}],
+                                                         where=["panels"], file=None),
+        call_id="c1", source="model", turn_id="t1")
+    lines = panels.apply_result_blocks(
+        [{"type": "panel", "panel": "p", "op": "patch", "patches": []}] * 1000)
+    rejected = [e for e in seen if isinstance(e, ev.PanelReceipt)]
+    notices = [e for e in seen if isinstance(e, ev.Notice)]
+    assert len(rejected) == MAX_REJECTED_RECEIPTS_PER_CALL
+    assert len(notices) == 1 and "rest are not shown" in notices[0].message
+    assert len(lines) == 5
