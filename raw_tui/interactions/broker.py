@@ -194,6 +194,7 @@ class CallInteractions:
         self.call_id = call_id
         self.turn_id = turn_id
         self.source = source
+        self._waiting = False  # one pending request per call
 
     async def request(self, *, panel: str, document: dict[str, Any],
                       timeout_ms: int | None = None) -> dict[str, Any]:
@@ -205,6 +206,17 @@ class CallInteractions:
         if not self.broker.available:
             raise InteractionError(INTERACTION_UNAVAILABLE,
                                    "no one can answer: this session has no interactive surface")
+        if self._waiting:
+            raise InteractionError(INTERACTION_INVALID,
+                                   "this call already waits for an answer: ask one form at a time")
+        self._waiting = True
+        try:
+            return await self._ask(declaration, checked, form, timeout)
+        finally:
+            self._waiting = False
+
+    async def _ask(self, declaration: PanelDeclaration, checked: dict, form: dict,
+                   timeout: int) -> dict[str, Any]:
         shown = await self._show_in_panel(declaration, checked)
         view = InteractionView(
             request_id=f"ir_{uuid.uuid4().hex[:16]}", panel=f"{self.owner}#{declaration.id}",

@@ -280,3 +280,18 @@ async def test_headless_writes_no_panel(rec):
         await api.request(panel="ask", document=form_document())
     assert info.value.code == INTERACTION_UNAVAILABLE
     assert rec.events == [] and host.panels() == []
+
+
+async def test_one_pending_request_per_call(broker, surface, ctx_interactions):
+    task = start(ctx_interactions)
+    view = await surface.next_view()
+    with pytest.raises(InteractionError) as info:
+        await ctx_interactions.request(panel="ask", document=form_document())
+    assert info.value.code == INTERACTION_INVALID and "one form at a time" in info.value.message
+    assert broker.pending() == [view]
+    broker.answer(view.request_id, {"color": "red"}, "k")
+    assert (await task)["status"] == "answered"
+    second = start(ctx_interactions)  # after the first settled, the call may ask again
+    view2 = await surface.next_view()
+    broker.cancel(view2.request_id)
+    assert await second == {"status": "cancelled"}
