@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import time
 from functools import partial
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import msgspec
 from textual import log
@@ -23,14 +24,10 @@ from ..commands import (ApprovalAnswer, Cancel, Clear, Compact, FormAnswer, Form
                         PanelAction, Prompt, Quit, Reply, SessionApi)
 from .messages import BusEvent
 from .options import UiOptions
-from .screens.actions_menu import ActionsMenu
-from .screens.approval import ApprovalScreen
-from .screens.transcript import TranscriptScreen
-from .widgets.chat_items import (AssistantMessageView, HiddenRow, HookRow, NoticeRow,
-                                 PanelReceiptRow, UserMessageView)
+from .widgets.chat_items import (HiddenRow, HookRow, NoticeRow, PanelReceiptRow,
+                                 UserMessageView)
 from .widgets.chat_view import ChatView
 from .widgets.composer import Composer
-from .widgets.form_view import FormView
 from .widgets.navigator import Navigator
 from .widgets.panel_view import PanelView, Target
 from .widgets.sidebar import Sidebar
@@ -40,12 +37,23 @@ from .widgets.tool_call import ToolCallView
 STYLES = Path(__file__).resolve().parent / "styles"
 WIDE = 100  # below this many columns the sidebar starts hidden
 QUIT_TIMEOUT = 10.0
+FIRST_FRAME_ENV = "RAW_TUI_FIRST_FRAME_FILE"  # benchmarks: write the time of the first frame, exit
 RUN_END_TEXT = {"cancelled": "turn cancelled", "max_steps": "stopped: max steps reached",
                 "error": "turn failed"}
 
 
 def _get(value: Any) -> Any:
     return None if value is msgspec.UNSET else value
+
+
+class Resume(msgspec.Struct, frozen=True):
+    """What the app returns when the user chose another saved session in the palette: the
+    command line closes this session and opens that one in a new app."""
+
+    session_id: str
+
+
+MAX_PALETTE_SESSIONS = 20
 
 
 def osc52(text: str, tmux: bool) -> str:
@@ -75,23 +83,32 @@ class RawApp(App):
     ]
 
     def __init__(self, session: SessionApi, *, ui_config: Any = None,
-                 replay: list[Any] | None = None) -> None:
+                 replay: list[Any] | None = None,
+                 opener: Callable[[], tuple[Any, list[Any]]] | None = None) -> None:
+        """`session` draws and answers; with `opener` it is a LateSession and the real
+        session (and the history to replay) comes from `opener()` after the first frame."""
         super().__init__()
         self.session = session
+        self.opener = opener
+        self.startup_error: BaseException | None = None
+        self._ready_marker: str | None = None
         self.options = UiOptions.of(ui_config)
         self.replay = list(replay or ())
         self.status = Status(agent=session.info.agent, model=session.info.model,
-                             max_steps=session.info.max_steps)
+                             max_steps=session.info.max_steps,
+                             state="starting" if opener is not None else "idle")
         self.panel_states: dict[str, Any] = {}
         self.chat_panels: dict[str, PanelView] = {}
         self.tool_calls: dict[str, ToolCallView] = {}
         self.approvals: list[Any] = []  # pending ApprovalRequests, oldest first
-        self.approval_screen: ApprovalScreen | None = None
+        self.approval_screen: Any = None  # the ApprovalScreen open now
         self.questions: dict[str, str] = {}  # request_id -> panel
-        self.streaming: AssistantMessageView | None = None
+        self.replayed_questions: dict[str, str] = {}  # the same, of a resumed session
+        self.streaming: Any = None  # the AssistantMessageView being streamed into
         self.sidebar_mode = "auto"  # auto | shown | hidden
         self.sidebar_forced = False  # shown because a question arrived there
         self._early: list[Any] | None = []  # events published before the app was ready
+        self.exiting = False  # set by exit(): events still queued are not drawn
         self._unsubscribe = session.bus.subscribe(self._on_bus)
         if not self.options.animations:
             self.animation_level = "none"
@@ -111,18 +128,94 @@ class RawApp(App):
         self.title = f"raw-tui · {self.session.info.agent}"
         self._apply_sidebar()
         self._show_status()
-        for event in self.replay:
-            await self.apply_event(event, live=False)
+        self.chat.begin_batch()
+        try:
+            for event in self.replay:
+                await self.apply_event(event, live=False)
+        finally:
+            await self.chat.end_batch()
         early, self._early = self._early or [], None
         for event in early:
             await self.apply_event(event, live=True)
         self.query_one(Composer).focus()
+        marker = os.environ.get(FIRST_FRAME_ENV)
+        if marker:
+            self.call_after_refresh(self._first_frame, marker)
+        if self.opener is not None:
+            self.call_after_refresh(self.run_worker, self._attach(), group="attach")
+
+    def _first_frame(self, marker: str) -> None:
+        """Benchmarks: note when the main screen's first frame was drawn; quit once the
+        session is open too (noting when)."""
+        Path(marker).write_text(f"{time.time()!r}\n", encoding="utf-8")
+        if self.opener is None:
+            self.exit()
+        else:
+            self._ready_marker = marker
+
+    # a late session ----------------------------------------------------------------------
+    async def _attach(self) -> None:
+        """Open the session now that the screen is up: load the engine, replay the saved
+        history, run SessionStart. A config or resume error ends the app with it."""
+        await asyncio.sleep(0)
+        try:
+            session, replay = self.opener()
+        except Exception as err:
+            self.startup_error = err
+            self.session.fail()
+            self.exit(return_code=1)
+            return
+        self.session.attach(session)
+        self._adopt_options(UiOptions.of(session.config.raw.ui))
+        info = session.info
+        self.status.agent, self.status.model = info.agent, info.model
+        self.status.max_steps = info.max_steps
+        self.title = f"raw-tui · {info.agent}"
+        self._show_status()
+        self.chat.begin_batch()
+        try:
+            for event in replay:
+                await self.apply_event(event, live=False)
+        finally:
+            await self.chat.end_batch()
+        await session.open(watch=True)
+        if self._ready_marker:
+            with open(self._ready_marker, "a", encoding="utf-8") as out:
+                out.write(f"{time.time()!r}\n")
+            self.exit()
+
+    def _adopt_options(self, options: UiOptions) -> None:
+        self.options = options
+        if options.keymap:
+            self.set_keymap(options.keymap)
+        for widget in self.query("Composer, Input, TextArea"):
+            widget.cursor_blink = options.cursor_blink
+        self.sidebar.cursor_blink = options.cursor_blink
+        self.chat.max_items = options.max_chat_items
+        self.animation_level = "full" if options.animations else "none"
 
     def on_unmount(self) -> None:
         self._unsubscribe()
 
     def on_resize(self) -> None:
         self._apply_sidebar()
+
+    def on_descendant_focus(self, event: Any) -> None:
+        """Say in the status line where the keyboard is."""
+        widget = self.focused
+        place = None
+        if widget is not None:
+            chain = widget.ancestors_with_self
+            if any(w.has_class("form-block") for w in chain):
+                place = "form"
+            elif any(isinstance(w, Sidebar) for w in chain):
+                place = "sidebar"
+            elif any(isinstance(w, ChatView) for w in chain):
+                place = "chat"
+        try:
+            self.query_one(StatusLine).show_place(place)
+        except Exception:  # another screen is on top
+            pass
 
     def _apply_sidebar(self) -> None:
         sidebar = self.query_one(Sidebar)
@@ -147,7 +240,12 @@ class RawApp(App):
             self.post_message(BusEvent(event))
 
     async def on_bus_event(self, message: BusEvent) -> None:
-        await self.apply_event(message.event, live=True)
+        if not self.exiting:
+            await self.apply_event(message.event, live=True)
+
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        self.exiting = True
+        super().exit(*args, **kwargs)
 
     async def apply_event(self, event: Any, *, live: bool) -> None:
         handler = getattr(self, f"_event_{type(event).__name__}", None)
@@ -157,8 +255,13 @@ class RawApp(App):
             await handler(event, live)
         except Exception as err:  # one bad event must not take the session down
             log.error(f"drawing {type(event).__name__} failed: {err!r}")
-            await self.chat.add(NoticeRow(f"could not draw {type(event).__name__}: {err}",
-                                          "error"))
+            if self.exiting:
+                return
+            try:
+                await self.chat.add(NoticeRow(f"could not draw {type(event).__name__}: {err}",
+                                              "error"))
+            except Exception as again:
+                log.error(f"drawing the error notice failed: {again!r}")
 
     @property
     def chat(self) -> ChatView:
@@ -180,6 +283,8 @@ class RawApp(App):
         if not live:
             return  # a resumed session draws the final text
         if self.streaming is None:
+            from .widgets.assistant import AssistantMessageView
+
             self.streaming = AssistantMessageView()
             await self.chat.add(self.streaming)
         await self.streaming.write(event.text)
@@ -188,6 +293,8 @@ class RawApp(App):
         if self.streaming is not None:
             await self._finish_stream(event.text)
         elif event.text:
+            from .widgets.assistant import AssistantMessageView
+
             await self.chat.add(AssistantMessageView(event.text))
 
     async def _finish_stream(self, final: str | None = None) -> None:
@@ -197,7 +304,7 @@ class RawApp(App):
 
     async def _tool_view(self, call_id: str, identity: str = "", name: str = "") -> ToolCallView:
         view = self.tool_calls.get(call_id)
-        if view is None or not view.is_attached:
+        if view is None or not self.chat.holds(view):
             view = ToolCallView(call_id, identity, name)
             self.tool_calls[call_id] = view
             await self.chat.add(view)
@@ -235,7 +342,7 @@ class RawApp(App):
         self.panel_states[event.panel] = event
         if event.placement == "chat":
             view = self.chat_panels.get(event.panel)
-            if view is not None and view.is_attached:
+            if view is not None and self.chat.holds(view):
                 await view.update_state(event)
             elif event.document is not None:
                 view = PanelView(event, cursor_blink=self.options.cursor_blink)
@@ -248,16 +355,22 @@ class RawApp(App):
                 self._open_form(request_id, panel)
 
     async def _event_InteractionRequest(self, event: ev.InteractionRequest, live: bool) -> None:
-        if not live:
+        if not live:  # a resumed session: the request is over; its form shows how it ended
+            self.replayed_questions[event.request_id] = event.panel
             return
         self.questions[event.request_id] = event.panel
         self._show_status()
         self._open_form(event.request_id, event.panel)
 
     async def _event_InteractionSettled(self, event: ev.InteractionSettled, live: bool) -> None:
+        replayed = self.replayed_questions.pop(event.request_id, None)
+        if replayed:
+            view = self.sidebar.panels.get(replayed) or self.chat_panels.get(replayed)
+            if view is not None:
+                view.show_settled(event.status)
         panel = self.questions.pop(event.request_id, None)
         self._show_status()
-        for form in self.query(FormView):
+        for form in self.query("FormView"):
             if form.request_id == event.request_id:
                 had_focus = self.focused is not None and form in self.focused.ancestors_with_self
                 form.deactivate(event.status)
@@ -271,7 +384,8 @@ class RawApp(App):
         await self._finish_stream()
         if event.status != "completed":
             text = RUN_END_TEXT.get(event.status, event.status)
-            detail = " ".join(x for x in (_get(event.code), _get(event.message)) if x)
+            parts = [x for x in (_get(event.code), _get(event.message)) if x and x not in text]
+            detail = " ".join(dict.fromkeys(parts))  # a message that repeats the code once
             level = "warning" if event.status in ("cancelled", "max_steps") else "error"
             await self.chat.add(NoticeRow(f"{text}{': ' + detail if detail else ''}", level))
 
@@ -283,7 +397,7 @@ class RawApp(App):
         self._show_status()
 
     async def _event_HooksReload(self, event: ev.HooksReload, live: bool) -> None:
-        self.status.notice = ("hooks reloaded" if event.ok
+        self.status.notice = ((event.message or "hooks reloaded") if event.ok
                               else f"hooks reload rejected: {event.message}")
         self.status.notice_error = not event.ok
         self._show_status()
@@ -301,6 +415,8 @@ class RawApp(App):
         if not self.approvals:
             return
         request = self.approvals[0]
+        from .screens.approval import ApprovalScreen
+
         screen = ApprovalScreen(request, cwd=self.session.info.cwd,
                                 waiting=len(self.approvals) - 1)
         self.approval_screen = screen
@@ -342,7 +458,7 @@ class RawApp(App):
         form.activate(request_id)
         self.call_after_refresh(view.scroll_visible, animate=False)
 
-    async def on_form_view_submitted(self, message: FormView.Submitted) -> None:
+    async def on_form_view_submitted(self, message: Any) -> None:
         key = f"{message.request_id}:{hash(repr(sorted(message.answers.items())))}"
         reply = await self._send(FormAnswer(request_id=message.request_id,
                                             answers=message.answers, idempotency_key=key))
@@ -352,7 +468,7 @@ class RawApp(App):
             message.form.show_error(None)
             message.form.show_waiting()
 
-    async def on_form_view_cancelled(self, message: FormView.Cancelled) -> None:
+    async def on_form_view_cancelled(self, message: Any) -> None:
         await self._send(FormCancel(request_id=message.request_id))
 
     # composer -----------------------------------------------------------------------------
@@ -394,12 +510,16 @@ class RawApp(App):
             self._driver.write(osc52(text, tmux=bool(os.environ.get("TMUX"))))
 
     def actions_for(self, target: Target) -> list[dict]:
+        """The actions offered at the cursor, narrowest scope first: on an item its item
+        actions, then its block's, then the panel's; on a block its block actions, then the
+        panel's; on the panel header the panel's. Response actions belong to forms."""
         view = self._panel_view(target.panel) if target.panel else None
         if view is None:
             return []
-        scope = "item" if target.item is not None else "block" if target.block else "panel"
-        return [a for a in view.actions()
-                if a.get("scope", "panel") == scope and a.get("kind") != "response"]
+        scopes = (["item"] if target.item is not None else []) + (
+            ["block"] if target.block else []) + ["panel"]
+        actions = [a for a in view.actions() if a.get("kind") != "response"]
+        return [a for scope in scopes for a in actions if a.get("scope", "panel") == scope]
 
     def open_actions(self, target: Target) -> None:
         actions = self.actions_for(target)
@@ -411,9 +531,15 @@ class RawApp(App):
             f" › {target.item}" if target.item else "")
 
         def chosen(action: dict | None) -> None:
-            if action is not None:
-                self.run_worker(self.run_panel_action(target.panel, action, target.block,
-                                                      target.item), group="commands")
+            if action is None:
+                return
+            scope = action.get("scope", "panel")  # name only what the action's scope needs
+            block = target.block if scope in ("block", "item") else None
+            item = target.item if scope == "item" else None
+            self.run_worker(self.run_panel_action(target.panel, action, block, item),
+                            group="commands")
+
+        from .screens.actions_menu import ActionsMenu
 
         self.push_screen(ActionsMenu(where, actions), chosen)
 
@@ -429,11 +555,14 @@ class RawApp(App):
 
     # actions ------------------------------------------------------------------------------
     async def action_quit_session(self) -> None:
+        await self._close_session()
+        self.exit()
+
+    async def _close_session(self) -> None:
         try:
             await asyncio.wait_for(self.session.handle(Quit()), QUIT_TIMEOUT)
         except Exception as err:
             log.error(f"quit: {err!r}")
-        self.exit()
 
     async def action_cancel_turn(self) -> None:
         if self.status.state == "running":
@@ -457,6 +586,8 @@ class RawApp(App):
 
     def action_transcript(self) -> None:
         if self.chat.archive:
+            from .screens.transcript import TranscriptScreen
+
             self.push_screen(TranscriptScreen(list(self.chat.archive)))
         else:
             self.notify("no earlier items", timeout=2)
@@ -485,33 +616,80 @@ class RawApp(App):
                     f"{view.title}: {action.get('label', action.get('id'))}",
                     f"{action.get('kind', '')} action of {panel}",
                     partial(self.run_worker, partial(self.run_panel_action, panel, action)))
+        for row in self.saved_sessions():
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated_at))
+            yield SystemCommand(f"Resume: {row.title or '(no prompt)'}",
+                                f"saved session {row.id} · {when} · {row.events} events",
+                                partial(self.resume_session, row.id))
         for command in super().get_system_commands(screen):
             if command.title in ("Theme",):
                 yield command
+
+    def saved_sessions(self) -> list[Any]:
+        """The other saved sessions of this directory, newest first (the session's store)."""
+        store = getattr(self.session, "store", None)
+        if store is None:
+            return []
+        try:
+            rows = store.list(self.session.info.cwd)
+        except Exception as err:
+            log.error(f"listing sessions failed: {err!r}")
+            return []
+        return [r for r in rows if r.id != self.session.info.session_id][:MAX_PALETTE_SESSIONS]
+
+    async def resume_session(self, session_id: str) -> None:
+        """Close this session cleanly (as Ctrl+Q does), then reopen `session_id`."""
+        await self._close_session()
+        self.exit(Resume(session_id))
 
 
 # the command line ---------------------------------------------------------------------------
 
 def cmd_ui(args: Any) -> int:
-    """Bare `raw-tui`: open (or resume) a session and run the app until it quits."""
+    """Bare `raw-tui`: draw the app, open (or resume) the session right after its first
+    frame, run until it quits; a session chosen in the palette is opened next, in a new
+    app. A config error raises ConfigError (the command line prints it, exit 2)."""
     import sys
 
-    from ..session import open_session
-    from ..session.open import UnknownSession
+    from .typeahead import keep_typeahead
 
+    with keep_typeahead():
+        while True:
+            try:
+                outcome = asyncio.run(_run_app(args))
+            except Exception as err:
+                if getattr(err, "code", None) == "unknown_session":
+                    print(f"raw-tui: {err.message}", file=sys.stderr)
+                    return 1
+                raise
+            if not isinstance(outcome, Resume):
+                return outcome
+            args.resume, args.continue_ = outcome.session_id, False
+
+
+async def _run_app(args: Any) -> "int | Resume":
+    from ..bus import Bus
+    from .late_session import LateSession
+
+    bus = Bus()
+    late = LateSession(bus, str(args.cwd_path))
+
+    def opener() -> tuple[Any, list[Any]]:
+        from ..session import open_session
+
+        return open_session(args, interactive=True, bus=bus)
+
+    app = RawApp(late, opener=opener)
     try:
-        session, replay = open_session(args, interactive=True)
-    except UnknownSession as err:
-        print(f"raw-tui: {err.message}", file=sys.stderr)
-        return 1
-
-    async def main() -> int:
-        app = RawApp(session, ui_config=session.config.raw.ui, replay=replay)  # subscribes
-        await session.open(watch=True)
-        try:
-            await app.run_async()
-            return app.return_code or 0
-        finally:
-            await session.close()
-
-    return asyncio.run(main())
+        await app.run_async()
+    finally:
+        if late.real is not None:
+            await late.real.close()
+            store = getattr(late.real, "store", None)
+            if store is not None:
+                store.close()
+    if app.startup_error is not None:
+        raise app.startup_error
+    if isinstance(app.return_value, Resume):
+        return app.return_value
+    return app.return_code or 0

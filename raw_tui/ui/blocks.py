@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from rich.console import Group, RenderableType
-from rich.markdown import Markdown
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.text import Text
 
 from ..panels.blocks import KINDS
@@ -157,6 +158,32 @@ def mermaid_rows(block: dict) -> list[Row]:
     return rows
 
 
+class FitDiagram:
+    """A mermaid block drawn to fit the width it gets: the first drawing no wider than the
+    space (lines never wrap, which would break the boxes), otherwise the source as text."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.candidates = mermaid.drawings(source)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for lines in self.candidates:
+            if max((cell_len(line) for line in lines), default=0) <= options.max_width:
+                for line in lines:
+                    yield Text(line, no_wrap=True, overflow="crop")
+                return
+        yield Text("mermaid source (not drawn):" if not self.candidates else
+                   "mermaid source (too wide to draw here):", style="dim italic")
+        for line in self.source.split("\n"):
+            yield Text(line)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        widths = [max((cell_len(line) for line in lines), default=0)
+                  for lines in self.candidates]
+        widest = max(widths + [cell_len(line) for line in self.source.split("\n")])
+        return Measurement(1, widest)
+
+
 def fallback_rows(block: dict) -> list[Row]:
     """A kind this UI does not draw: the panels package's plain-text render, or the fields."""
     kind = KINDS.get(block.get("kind"))
@@ -191,7 +218,11 @@ def render_block(block: dict, cursor_item: str | None = None) -> RenderableType:
     catches it and shows an error line)."""
     kind = block.get("kind")
     if kind == "markdown":
+        from rich.markdown import Markdown  # a slow import: only when a panel needs it
+
         return Markdown(str(block.get("text", "")))
+    if kind == "mermaid":
+        return FitDiagram(str(block.get("source", "")))
     rows = ROWS.get(kind, fallback_rows)(block)
     lines = []
     for name, line in rows:

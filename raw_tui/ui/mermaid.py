@@ -131,13 +131,25 @@ class Canvas:
 
 def draw(source: str) -> list[str] | None:
     """The diagram as lines, or None when it is not a simple flowchart."""
+    drawn = drawings(source)
+    return drawn[0] if drawn else None
+
+
+def drawings(source: str) -> list[list[str]]:
+    """The ways to draw the diagram, best first: in its own direction, then turned (a wide
+    `graph LR` still fits a narrow sidebar top-down). Empty when it is not a simple
+    flowchart."""
     graph = parse(source)
-    if graph is None:
-        return None
-    grid = layers(graph)
-    if grid is None:
-        return None
-    return _draw_td(graph, grid) if graph.direction == "TD" else _draw_lr(graph, grid)
+    grid = layers(graph) if graph is not None else None
+    if graph is None or grid is None:
+        return []
+    draw_td, draw_lr = (lambda: _draw_td(graph, grid)), (lambda: _draw_lr(graph, grid))
+    order = (draw_td, draw_lr) if graph.direction == "TD" else (draw_lr, draw_td)
+    first = order[0]()
+    if first is None:
+        return []
+    second = order[1]()
+    return [first] + ([second] if second is not None else [])
 
 
 def _draw_td(graph: Graph, grid: list[list[str]]) -> list[str] | None:

@@ -11,7 +11,7 @@ class UiOptions:
     keymap: dict[str, str] = field(default_factory=dict)
     cursor_blink: bool = False
     animations: bool = False
-    max_chat_items: int = 200  # chat widgets kept mounted; older ones are pruned
+    max_chat_items: int = 100  # chat widgets kept mounted; older ones are pruned
 
     @classmethod
     def of(cls, ui_config: Any) -> "UiOptions":
@@ -25,4 +25,4 @@ class UiOptions:
         return cls(keymap=dict(get("keymap", None) or {}),
                    cursor_blink=bool(get("cursor_blink", False)),
                    animations=bool(get("animations", False)),
-                   max_chat_items=int(get("max_chat_items", 200) or 200))
+                   max_chat_items=int(get("max_chat_items", 100) or 100))

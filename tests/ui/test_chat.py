@@ -5,7 +5,8 @@ from __future__ import annotations
 from raw_tui import bus as ev
 from raw_tui.commands import Prompt, Reply
 from raw_tui.ui.app import RawApp
-from raw_tui.ui.widgets.chat_items import AssistantMessageView, HiddenRow, HookRow
+from raw_tui.ui.widgets.assistant import AssistantMessageView
+from raw_tui.ui.widgets.chat_items import HiddenRow, HookRow
 from raw_tui.ui.widgets.chat_view import ChatView
 from raw_tui.ui.widgets.composer import Composer
 
@@ -180,3 +181,36 @@ async def test_status_line_shows_turn_state_and_steps(session):
         last = screen_text(app).split("\n")[-1]
         assert "running step 2/25" in last and "demo · scripted" in last
         assert "^q quit" in last
+
+
+async def test_replay_shows_how_a_form_ended_without_reopening_it(session):
+    replay = [E.panel([E.FORM], pid="ask", placement="chat", title="A question"),
+              ev.InteractionRequest(request_id="r1", panel="builtin/todo#ask"),
+              ev.InteractionSettled(request_id="r1", status="answered")]
+    app = RawApp(session, replay=replay)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "(answered)" in screen_text(app)
+        assert app.questions == {} and "question" not in screen_text(app).split("\n")[-1]
+
+
+async def test_a_long_replay_mounts_only_the_last_rows(session):
+    call, ask = E.write_call()
+    replay = [ev.UserMessage(text=f"message {i}") for i in range(300)]
+    replay += [call, ask, ev.ApprovalDecision(call_id="c1", allow=True),
+               ev.ToolResultEvent(call_id="c1", isError=False,
+                                  content=[{"type": "text", "text": "wrote it"}])]
+    app = RawApp(session, ui_config={"max_chat_items": 50}, replay=replay)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        chat = app.query_one(ChatView)
+        rows = chat.rows()
+        assert len(rows) == 50  # not 301 mounted, then pruned
+        assert len(chat.archive) == 251 and chat.archive[0] == "message 0"
+        views = [r for r in rows if r.__class__.__name__ == "ToolCallView"]
+        assert len(views) == 1  # one view for the call's four events
+        text = flat(screen_text(app))
+        assert "asked by rule #1" in text and "→ approved" in text and "✔ wrote it" in text
+        chat.scroll_home(animate=False)
+        await pilot.pause()
+        assert "251 earlier items hidden" in flat(screen_text(app))

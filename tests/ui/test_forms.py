@@ -95,3 +95,21 @@ async def test_request_before_its_panel_opens_when_the_panel_arrives(session):
         session.publish(E.panel([E.FORM], pid="ask"))
         await pilot.pause()
         assert app.query_one(FormView).request_id == "r1"
+
+
+async def test_choices_read_without_colour(session, monkeypatch):
+    """Chosen and unchosen options differ in the text itself, not only in colour."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = RawApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ask(session, pilot)
+        lines = screen_text(app).split("\n")
+        assert any("( ) Red" in line for line in lines)
+        assert any("[ ] X" in line for line in lines)
+        await pilot.press("tab", "down", "enter", "tab", "enter")  # Blue; tag X
+        await pilot.pause()
+        lines = screen_text(app).split("\n")
+        assert any("( ) Red" in line for line in lines)
+        assert any("(•) Blue" in line for line in lines)
+        assert any("[x] X" in line for line in lines)
+        assert any("[ ] Y" in line for line in lines)

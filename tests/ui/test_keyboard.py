@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 
+from textual import events
 from textual.command import CommandPalette
 
 from raw_tui import bus as ev
@@ -72,13 +73,39 @@ async def test_an_item_action_names_block_and_item_and_send_sends(session):
         assert (cursor.block, cursor.item) == ("plan", "b")
         await pilot.press("enter")
         await pilot.pause()
-        assert "Redo item" in screen_text(app) and "Explain this plan" not in screen_text(app)
+        text = screen_text(app)  # the item's own actions first, then the panel's
+        assert 0 <= text.index("Redo item") < text.index("Explain this plan")
+        assert "Submit" not in text
         await pilot.press("enter")
         await pilot.pause()
         await pilot.pause()
         assert session.sent(PanelAction) == [PanelAction(panel="builtin/todo#todo",
                                                          action="redo", block="plan", item="b")]
         assert session.sent(Prompt) == [Prompt(text="redo b")]
+
+
+async def test_a_block_offers_its_panels_actions_which_name_no_block(session):
+    """Enter on a block (or an item) of a panel with only panel actions offers them too."""
+    session.replies[PanelAction] = Reply(draft="Explain todo")
+    app = RawApp(session)
+    async with app.run_test(size=(120, 30)) as pilot:
+        session.publish(E.panel([E.BLOCKS["steps"]], actions=[E.ACTIONS[0]]))
+        await pilot.pause()
+        await pilot.press("tab", "tab", "down")
+        assert app.query_one(Sidebar).cursor.block == "steps"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ActionsMenu)
+        assert "Explain this plan  ·  prompt · panel" in screen_text(app)
+        await pilot.press("escape", "down", "enter")  # item s1: the panel's action again
+        await pilot.pause()
+        assert isinstance(app.screen, ActionsMenu)
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert session.sent(PanelAction) == [PanelAction(panel="builtin/todo#todo",
+                                                         action="explain")]
+        assert app.query_one(Composer).text == "Explain todo"
 
 
 async def test_escape_closes_the_actions_menu_without_running_anything(session):
@@ -215,3 +242,115 @@ async def test_no_cursor_blink_by_default_and_a_setting_turns_it_on(session):
     app = RawApp(session, ui_config={"cursor_blink": True, "animations": True})
     async with app.run_test(size=(120, 40)) as pilot:
         assert app.query_one(Composer).cursor_blink
+
+
+async def test_a_burst_of_keys_then_enter_sends_all_of_it(session):
+    """`tmux send-keys "hello demo" Enter` arrives in one read: every key is queued before
+    any is handled. Enter must send the whole text, not an empty composer."""
+    app = RawApp(session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for ch in "hello demo":
+            app.post_message(events.Key(ch, ch))
+        app.post_message(events.Key("enter", "\r"))
+        await pilot.pause()
+        await pilot.pause()
+        assert session.sent(Prompt) == [Prompt(text="hello demo")]
+        assert app.query_one(Composer).text == ""
+
+
+async def test_alt_enter_adds_a_newline_and_history_walks_back(session):
+    app = RawApp(session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"one", "alt+enter", *"two", "enter")
+        await pilot.pause()
+        assert session.sent(Prompt) == [Prompt(text="one\ntwo")]
+        composer = app.query_one(Composer)
+        await pilot.press("up")
+        assert composer.text == "one\ntwo"
+        await pilot.press("down", "down")
+        assert composer.text == ""
+
+
+async def test_quit_while_an_approval_waits_draws_nothing_after_exit(session):
+    """Quit cancels the turn: its last events (a cancelled result, the run's end) arrive
+    while the app exits and must not be drawn into an unmounted chat."""
+    call, ask = E.write_call()
+
+    def quit_reply(command):
+        session.publish(ev.ToolResultEvent(call_id="c1", isError=True, code="cancelled",
+                                           content=[{"type": "text", "text": "cancelled"}]),
+                        ev.RunEnd(status="cancelled", code="cancelled"))
+        return Reply()
+
+    session.replies[Quit] = quit_reply
+    app = RawApp(session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        session.publish(call, ask)
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0 and app._exception is None
+
+
+async def test_the_status_line_says_where_the_keyboard_is(session):
+    app = RawApp(session)
+    async with app.run_test(size=(120, 30)) as pilot:
+        session.publish(E.panel([E.BLOCKS["steps"]]))
+        await pilot.pause()
+        last = lambda: screen_text(app).split("\n")[-1]  # noqa: E731
+        assert "chat" not in last() and "^q quit" in last()
+        await pilot.press("tab")
+        assert "chat ↑↓ ⏎ c · ^q quit" in last()
+        await pilot.press("tab")
+        assert "panels ↑↓ ⏎ c · ^q quit" in last()
+        await pilot.press("tab")
+        assert "chat" not in last() and "panels" not in last()
+
+
+class _Row:
+    def __init__(self, sid, title):
+        self.id, self.title, self.updated_at, self.events = sid, title, 1.7e9, 12
+
+
+class _Store:
+    def __init__(self, rows):
+        self.rows = rows
+        self.asked: list[str] = []
+
+    def list(self, cwd):
+        self.asked.append(cwd)
+        return self.rows
+
+
+async def test_palette_lists_saved_sessions_and_resuming_closes_this_one(session):
+    from raw_tui.ui.app import Resume
+
+    session.store = _Store([_Row("s-test", "this one"), _Row("s-old", "fix the parser")])
+    app = RawApp(session)
+    async with app.run_test(size=(120, 30)) as pilot:
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Resume: fix the parser" in titles
+        assert "Resume: this one" not in titles  # the session already open
+        assert session.store.asked == [session.info.cwd]
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"fix the parser")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+    assert session.sent(Quit) == [Quit()]
+    assert app.return_value == Resume("s-old")
+
+
+async def test_the_status_line_shows_hook_reloads(session):
+    app = RawApp(session)
+    async with app.run_test(size=(120, 24)) as pilot:
+        last = lambda: screen_text(app).split("\n")[-1]  # noqa: E731
+        session.publish(ev.HooksReload(ok=True, message="hooks reloaded: guard, logger"))
+        await pilot.pause()
+        assert "hooks reloaded: guard, logger" in last()
+        session.publish(ev.HooksReload(ok=False, message="hooks/guard/hook.json: bad key"))
+        await pilot.pause()
+        assert "hooks reload rejected: hooks/guard/hook.json: bad key" in last()

@@ -129,3 +129,25 @@ async def test_sidebar_hidden_below_100_columns_and_toggled(session):
     app = RawApp(session)
     async with app.run_test(size=(120, 24)) as pilot:
         assert app.query_one(Sidebar).display
+
+
+async def test_an_exception_while_drawing_shows_an_error_line_not_a_crash(session, monkeypatch):
+    """Rich draws lazily (at layout and paint time): a renderable that raises then is caught
+    too, and the rest of the app keeps working."""
+    from raw_tui.ui.blocks import FitDiagram
+
+    def boom(self, console, options):
+        raise RuntimeError("diagram exploded")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(FitDiagram, "__rich_console__", boom)
+    app = RawApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        session.publish(E.panel([E.BLOCKS["mermaid"], E.BLOCKS["steps"]]))
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert "⚠ cannot draw this (RuntimeError:" in text and "diagram exploded" in text
+        assert "2. ◐ Build" in text
+        session.publish(ev.UserMessage(text="still alive"))
+        await pilot.pause()
+        assert "still alive" in screen_text(app) and app._exception is None

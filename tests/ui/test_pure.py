@@ -49,3 +49,23 @@ def test_operations_diff_is_computed_in_memory(tmp_path):
 
 def test_a_bad_patch_gives_a_line_not_an_exception(tmp_path):
     assert write_file_diff({"patch": "nonsense"}, str(tmp_path)).startswith("(no preview:")
+
+
+def _render(renderable, width: int) -> list[str]:
+    from rich.console import Console
+
+    console = Console(width=width, record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text().rstrip("\n").split("\n")
+
+
+def test_a_wide_diagram_turns_to_fit_and_never_wraps():
+    from raw_tui.ui.blocks import FitDiagram
+
+    source = "graph LR\n  Look --> Plan\n  Plan --> Write\n  Write --> Ask"
+    wide = _render(FitDiagram(source), 80)
+    assert wide[1].startswith("│ Look │─────▶│ Plan │") and len(wide) == 3
+    narrow = _render(FitDiagram(source), 30)  # a sidebar: top-down instead
+    assert narrow[:3] == ["┌──────┐", "│ Look │", "└──────┘"] and "▼" in narrow[5]
+    tiny = _render(FitDiagram(source), 8)  # nothing fits: the source
+    assert tiny[0].startswith("mermaid") and any("Look" in line for line in tiny)

@@ -14,6 +14,12 @@ from textual.widgets.option_list import Option
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 
 
+def option_text(action: dict) -> str:
+    """`Label  ·  kind · scope` (scope: panel, block or item)."""
+    return (f"{action.get('label', action.get('id'))}  ·  {action.get('kind', '')} · "
+            f"{action.get('scope', 'panel')}")
+
+
 class ActionsMenu(ModalScreen[dict | None]):
     CSS_PATH = STYLES / "actions_menu.tcss"
     HELP = "Choose an action with **Up/Down** and **Enter**; **Esc** closes."
@@ -27,9 +33,8 @@ class ActionsMenu(ModalScreen[dict | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="actions-dialog"):
             yield Static(self.menu_title, id="actions-title")
-            yield OptionList(*(Option(f"{a.get('label', a.get('id'))}  ·  {a.get('kind', '')}",
-                                      id=str(i)) for i, a in enumerate(self.actions)),
-                             id="actions-list")
+            yield OptionList(*(Option(option_text(a), id=str(i))
+                               for i, a in enumerate(self.actions)), id="actions-list")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -1,12 +1,13 @@
-"""The rows of the chat: user messages, streamed assistant text, hook and panel receipts,
-notices, the end of a run, and the row that stands for pruned history."""
+"""The rows of the chat: user messages, hook and panel receipts, notices, the end of a run,
+and the row that stands for pruned history. (Assistant text: widgets/assistant.py, imported
+when the first one is drawn: Markdown is a slow import.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.text import Text
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from .safe import SafeStatic
 
@@ -20,33 +21,6 @@ class UserMessageView(SafeStatic):
         out = Text("› ", style="bold")
         out.append(self.text)
         return out
-
-    def plain_text(self) -> str:
-        return self.text
-
-
-class AssistantMessageView(Markdown):
-    """Assistant text. Live deltas go through a MarkdownStream (Markdown.append), so a token
-    never re-renders the whole message."""
-
-    def __init__(self, text: str = "") -> None:
-        super().__init__(text, classes="chat-item assistant")
-        self.text = text
-        self._stream = None
-
-    async def write(self, delta: str) -> None:
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        self.text += delta
-        await self._stream.write(delta)
-
-    async def finish(self, final: str | None = None) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
-        if final is not None and final != self.text:
-            self.text = final
-            await self.update(final)
 
     def plain_text(self) -> str:
         return self.text

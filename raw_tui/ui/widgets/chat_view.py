@@ -1,12 +1,16 @@
 """The chat: rows in order, kept to the last `max_items` mounted widgets. Older rows are
 pruned from the DOM in batches; their text is kept, and the "N earlier items hidden" row at
-the top opens it (scroll-back without keeping thousands of widgets alive)."""
+the top opens it (scroll-back without keeping thousands of widgets alive).
+
+A resumed session's history is added in a batch: rows are collected unmounted, and only the
+last `max_items` are mounted (the others go to the archive at once), so reopening a long
+session costs what its last screens cost."""
 
 from __future__ import annotations
 
 from textual.widget import Widget
 
-from .chat_items import AssistantMessageView, HiddenRow
+from .chat_items import HiddenRow
 from .navigator import Navigator, nav_bindings
 from .panel_view import PanelView, Target
 
@@ -18,11 +22,12 @@ class ChatView(Navigator):
             "actions, **c** copies, **PageUp/PageDown** scroll.")
     BINDINGS = nav_bindings("chat")
 
-    def __init__(self, *, max_items: int = 200, **kwargs) -> None:
+    def __init__(self, *, max_items: int = 100, **kwargs) -> None:
         super().__init__(**kwargs)
         self.max_items = max_items
         self.hidden_row = HiddenRow()
         self.archive: list[str] = []
+        self._batch: list[Widget] | None = None
 
     def compose(self):
         self.hidden_row.display = False
@@ -34,7 +39,28 @@ class ChatView(Navigator):
     def rows(self) -> list[Widget]:
         return [c for c in self.children if c is not self.hidden_row]
 
+    def begin_batch(self) -> None:
+        self._batch = []
+
+    async def end_batch(self) -> None:
+        rows, self._batch = self._batch or [], None
+        keep = max(len(rows) - self.max_items, 0)
+        for widget in rows[:keep]:
+            self.archive.append(_plain(widget))
+        if keep:
+            self.hidden_row.set_count(len(self.archive))
+            self.hidden_row.display = True
+        if rows[keep:]:
+            await self.mount_all(rows[keep:])
+
+    def holds(self, widget: Widget) -> bool:
+        """The widget is a row of the chat (mounted, or waiting in a batch)."""
+        return widget.is_attached or (self._batch is not None and widget in self._batch)
+
     async def add(self, widget: Widget) -> Widget:
+        if self._batch is not None:
+            self._batch.append(widget)
+            return widget
         await self.mount(widget)
         rows = self.rows()
         if len(rows) > self.max_items + PRUNE_SLACK:
@@ -46,7 +72,7 @@ class ChatView(Navigator):
         if not drop:
             return
         for widget in drop:
-            self.archive.append(getattr(widget, "plain_text", lambda: "")())
+            self.archive.append(_plain(widget))
         await self.remove_children(drop)
         self.hidden_row.set_count(len(self.archive))
         self.hidden_row.display = True
@@ -63,10 +89,17 @@ class ChatView(Navigator):
         return out
 
 
+def _plain(widget: Widget) -> str:
+    try:
+        return getattr(widget, "plain_text", lambda: "")()
+    except Exception:  # a row that cannot say itself as text is archived empty
+        return ""
+
+
 def _live(widget: Widget) -> bool:
     """Rows that must stay: a message still streaming, a form waiting for an answer."""
-    if isinstance(widget, AssistantMessageView):
-        return widget._stream is not None
+    if getattr(widget, "_stream", None) is not None:  # an assistant message streaming
+        return True
     if isinstance(widget, PanelView):
         form = widget.form()
         return form is not None and form.request_id is not None

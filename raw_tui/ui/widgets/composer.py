@@ -1,8 +1,14 @@
 """The composer: Enter sends, Alt+Enter (or Ctrl+J) adds a newline, Up/Down walk the history
-when the cursor is on the first/last line."""
+when the cursor is on the first/last line.
+
+The composer's own bindings are not priority bindings: a priority binding runs on the app's
+queue as soon as the key is parsed, before the composer has inserted the characters typed just
+before it (a burst like `tmux send-keys "hello" Enter` arrives in one read), so Enter would
+send an empty composer. Instead the composer runs its bindings itself, in key order."""
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
@@ -12,8 +18,8 @@ class Composer(TextArea):
     HELP = "Type a message. **Enter** sends, **Alt+Enter** adds a newline, **Up/Down** history."
 
     BINDINGS = [
-        Binding("enter", "send", "Send", id="composer.send", priority=True),
-        Binding("alt+enter,ctrl+j", "newline", "Newline", id="composer.newline", priority=True),
+        Binding("enter", "send", "Send", id="composer.send"),
+        Binding("alt+enter,ctrl+j", "newline", "Newline", id="composer.newline"),
         Binding("up", "history_previous", "History", id="composer.history_previous",
                 show=False),
         Binding("down", "history_next", "History", id="composer.history_next", show=False),
@@ -33,6 +39,18 @@ class Composer(TextArea):
         self.sent: list[str] = []
         self._history_at: int | None = None
         self._draft = ""
+
+    async def _on_key(self, event: events.Key) -> None:
+        """Run this widget's binding for the key here, after the keys typed before it (the
+        text area would otherwise insert Enter as a newline)."""
+        if not event.is_printable:
+            active = self.screen.active_bindings.get(event.key)
+            if active is not None and active.node is self and active.enabled:
+                event.stop()
+                event.prevent_default()
+                await self.run_action(active.binding.action)
+                return
+        await super()._on_key(event)
 
     def action_send(self) -> None:
         text = self.text

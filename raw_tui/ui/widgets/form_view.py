@@ -9,11 +9,50 @@ from typing import Any
 from rich.text import Text
 from textual import log
 from textual.actions import SkipAction
+from rich.segment import Segment
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Input, Label, RadioButton, RadioSet, SelectionList, Static, TextArea
+from textual.widgets._toggle_button import ToggleButton
+
+# Choices readable without colour (NO_COLOR, capture-pane): Textual draws every radio button
+# and every selection-list box with the same glyph and tells them apart by colour only.
+RADIO_ON, RADIO_OFF = "(•)", "( )"
+CHECK_ON, CHECK_OFF = "[x]", "[ ]"
+
+
+class Choice(RadioButton):
+    """A radio button drawn `(•) Label` when chosen and `( ) Label` otherwise."""
+
+    @property
+    def _button(self) -> Content:
+        style = self.get_visual_style("toggle--button")
+        mark = RADIO_ON if self.value else RADIO_OFF
+        return Content.assemble(mark[0], (mark[1], style), mark[2])
+
+
+class Choices(SelectionList):
+    """A multi-select drawn `[x] Label` when selected and `[ ] Label` otherwise."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        segments = list(strip)
+        button = ToggleButton.BUTTON_LEFT + ToggleButton.BUTTON_INNER + ToggleButton.BUTTON_RIGHT
+        if len(segments) < 4 or "".join(s.text for s in segments[:3]) != button:
+            return strip
+        try:
+            value = self.get_option_at_index(self.scroll_offset.y + y).value
+        except Exception:
+            return strip
+        mark = CHECK_ON if value in self.selected else CHECK_OFF
+        base = segments[3].style
+        box = [Segment(mark[0], base), Segment(mark[1], segments[1].style),
+               Segment(mark[2], base)]
+        return Strip(box + segments[3:], strip.cell_length)
 
 
 class FormView(Vertical):
@@ -34,13 +73,19 @@ class FormView(Vertical):
             super().__init__()
             self.form, self.request_id = form, request_id
 
-    def __init__(self, block: dict, *, cursor_blink: bool = False) -> None:
+    def __init__(self, block: dict, *, cursor_blink: bool = False,
+                 status: str | None = None) -> None:
         super().__init__(classes="block form-block")
         self.block = block
         self.block_id = block.get("id")
         self.cursor_blink = cursor_blink
         self.request_id: str | None = None
         self.inputs: dict[str, Any] = {}
+        self.status = status  # how its last request ended, shown under it
+
+    def on_mount(self) -> None:
+        if self.status and self.request_id is None:
+            self.deactivate(self.status)
 
     # building -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -72,11 +117,11 @@ class FormView(Vertical):
         kind = field.get("kind")
         options = field.get("options") or []
         if kind == "single_select":
-            return RadioSet(*(RadioButton(str(o.get("label", o.get("id")))) for o in options),
+            return RadioSet(*(Choice(str(o.get("label", o.get("id")))) for o in options),
                             classes="field-input")
         if kind == "multi_select":
-            return SelectionList(*((str(o.get("label", o.get("id"))), o.get("id"))
-                                   for o in options), classes="field-input")
+            return Choices(*((str(o.get("label", o.get("id"))), o.get("id"))
+                             for o in options), classes="field-input")
         if field.get("multiline"):
             area = TextArea(classes="field-input field-multiline", soft_wrap=True,
                             tab_behavior="focus")

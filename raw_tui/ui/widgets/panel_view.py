@@ -13,7 +13,6 @@ from textual.containers import Vertical
 from textual.widget import Widget
 
 from ..blocks import bar, item_names, plain_block, render_block
-from .form_view import FormView
 from .safe import SafeStatic
 
 ICONS = {"panel": "▣", "checklist": "☑", "todo": "☑", "list": "☰", "diagram": "◇",
@@ -128,6 +127,7 @@ class PanelView(Vertical):
         self.panel_id: str = state.panel
         self.cursor_blink = cursor_blink
         self.header = PanelHeader(self)
+        self.form_status: str | None = None  # how its form's request ended (a resumed session)
 
     def compose(self):
         yield self.header
@@ -139,11 +139,20 @@ class PanelView(Vertical):
         return [b for b in blocks if isinstance(b, dict)]
 
     def _block_views(self, blocks: list[dict]) -> list[Widget]:
-        return [FormView(b, cursor_blink=self.cursor_blink) if b.get("kind") == "form"
-                else BlockView(b) for b in blocks]
+        from .form_view import FormView  # only panels with forms pay for its imports
+
+        return [FormView(b, cursor_blink=self.cursor_blink, status=self.form_status)
+                if b.get("kind") == "form" else BlockView(b) for b in blocks]
+
+    def show_settled(self, status: str) -> None:
+        """Its form's request ended (seen when a session is resumed)."""
+        self.form_status = status
+        form = self.form() if self.is_mounted else None
+        if form is not None and form.is_mounted:
+            form.deactivate(status)
 
     def block_views(self) -> list[Widget]:
-        return [c for c in self.children if isinstance(c, (BlockView, FormView))]
+        return [c for c in self.children if c.has_class("block")]  # BlockView, FormView
 
     @property
     def title(self) -> str:
@@ -154,23 +163,28 @@ class PanelView(Vertical):
         actions = extra(self.state, "actions") or []
         return [a for a in actions if isinstance(a, dict)]
 
-    def form(self) -> FormView | None:
-        return next(iter(self.query(FormView)), None)
+    def form(self) -> Any:
+        """Its FormView, if it has one."""
+        return next(iter(self.query("FormView")), None)
 
     async def update_state(self, state: Any) -> None:
         """Change in place: same blocks (ids and form-ness) update, otherwise remount."""
         self.state = state
+        if self.parent is None:
+            return  # not in the DOM yet (a replay batch): compose draws the latest state
         self.header.rebuild()
         blocks = self._blocks()
         views = self.block_views()
         same = [v.block_id for v in views] == [b.get("id") for b in blocks] and all(
-            isinstance(v, FormView) == (b.get("kind") == "form") for v, b in zip(views, blocks))
+            v.has_class("form-block") == (b.get("kind") == "form") for v, b in zip(views, blocks))
         if same:
             for view, block in zip(views, blocks):
                 if isinstance(view, BlockView):
                     view.set_block(block)
                 elif block != view.block:
                     request = view.request_id
+                    from .form_view import FormView
+
                     new = FormView(block, cursor_blink=self.cursor_blink)
                     await self.mount(new, after=view)
                     await view.remove()

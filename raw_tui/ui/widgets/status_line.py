@@ -11,7 +11,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 STATE_STYLE = {"idle": "green", "running": "bold yellow", "cancelling": "bold red",
-               "closing": "dim"}
+               "closing": "dim", "starting": "dim"}
 
 
 @dataclass
@@ -27,14 +27,31 @@ class Status:
     notice_error: bool = False
 
 
+KEYS = "^q quit  ^p cmds  F1 keys"
+# where the keyboard is, in words (focus is otherwise shown by a background colour only)
+PLACE_KEYS = {"chat": "chat ↑↓ ⏎ c", "sidebar": "panels ↑↓ ⏎ c", "form": "form ^s esc"}
+
+
 class StatusLine(Horizontal):
     def compose(self) -> ComposeResult:
         yield Static(id="status-text")
-        yield Static("^q quit  ^p cmds  F1 keys", id="status-keys")
+        yield Static(id="status-place")  # hidden on tiny screens (styles)
+        yield Static(KEYS, id="status-keys")
+
+    def show_place(self, place: str | None) -> None:
+        """The keys of where the focus is (chat, sidebar, form), before the global ones."""
+        hint = PLACE_KEYS.get(place or "")
+        widget = self.query_one("#status-place", Static)
+        widget.update(Text(hint, style="bold") + Text(" ·") if hint else "")
+        widget.set_class(not hint, "-empty")
 
     def show(self, status: Status) -> None:
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("● " + status.state, style=STATE_STYLE.get(status.state, ""))
+        if status.state == "starting":
+            line.append(" · opening the session…", style="dim")
+            self.query_one("#status-text", Static).update(line)
+            return
         if status.state != "idle" or status.step:
             line.append(f" step {status.step}/{status.max_steps}")
         if status.approvals:

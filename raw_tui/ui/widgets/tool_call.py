@@ -87,6 +87,8 @@ class ToolCallView(SafeStatic):
         if code in DENIAL_CODES and code != "approval_denied":
             return f"denied · {code}", "bold red"
         if self.asked:
+            if self.allowed is None and code != "approval_denied" and self.result is not None:
+                return f"asked{rule} → not answered ({code or 'ended'})", "bold red"
             if self.allowed is None and code != "approval_denied":
                 return f"asked{rule} · waiting for approval", "bold magenta"
             if self.allowed is False or code == "approval_denied":
@@ -122,6 +124,8 @@ class ToolCallView(SafeStatic):
         code = _get(getattr(r, "code", msgspec.UNSET))
         body = result_text(r.content).rstrip("\n").split("\n")
         mark = Text("  ✘ " if r.isError else "  ✔ ", style="red" if r.isError else "green")
+        if code and body[:1] == [code]:
+            body = body[1:]  # the text only repeats the code
         if code:
             mark.append(f"{code} ", style="bold red" if r.isError else "dim")
         if _get(getattr(r, "truncated", msgspec.UNSET)):

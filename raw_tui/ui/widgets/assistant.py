@@ -1,0 +1,32 @@
+"""Assistant text in the chat, streamed as Markdown."""
+
+from __future__ import annotations
+
+from textual.widgets import Markdown
+
+
+class AssistantMessageView(Markdown):
+    """Assistant text. Live deltas go through a MarkdownStream (Markdown.append), so a token
+    never re-renders the whole message."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text, classes="chat-item assistant")
+        self.text = text
+        self._stream = None
+
+    async def write(self, delta: str) -> None:
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self)
+        self.text += delta
+        await self._stream.write(delta)
+
+    async def finish(self, final: str | None = None) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        if final is not None and final != self.text:
+            self.text = final
+            await self.update(final)
+
+    def plain_text(self) -> str:
+        return self.text

@@ -1,0 +1,281 @@
+"""The installed `raw-tui` in a real terminal (tmux, 80×24, keyboard only), driving the
+built-in demo end to end: prompt, streamed text, the approval modal with the effect path,
+the form, panel actions, a clean quit; then `--continue` shows it all again.
+
+Every step polls `capture-pane` until its text appears (or a deadline passes); no fixed
+sleeps. Skipped only when tmux is missing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+RAW_TUI = Path(sys.executable).parent / "raw-tui"
+STEP_TIMEOUT = 30.0  # a loaded 2-core CI machine: generous, since we poll
+EXITED = "raw-tui exited with "
+_names = itertools.count()
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def flat(text: str) -> str:
+    """Screen text with line breaks and runs of blanks as single spaces (wrapped words)."""
+    return " ".join(text.split())
+
+
+class Tmux:
+    """One detached tmux session on a private server socket (no user config)."""
+
+    def __init__(self, *, width: int = 80, height: int = 24, env: dict[str, str]) -> None:
+        self.socket = f"raw-tui-test-{os.getpid()}-{next(_names)}"
+        self.name = "ui"
+        self.width, self.height = width, height
+        self.env = env
+
+    def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        return subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+                              env=self.env, capture_output=True, text=True, check=check,
+                              timeout=20)
+
+    def start(self, argv: list[str], *, cwd: Path) -> None:
+        """Run argv in the pane; when it exits the pane says `raw-tui exited with CODE`."""
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items())
+                           if k.startswith(("XDG_", "NO_COLOR", "TEXTUAL")))
+        command = f"env {exports} {shlex.join(argv)}; echo \"{EXITED}$?\"; sleep 600"
+        self._tmux("new-session", "-d", "-s", self.name, "-x", str(self.width),
+                   "-y", str(self.height), "-c", str(cwd), command)
+
+    def keys(self, *keys: str) -> None:
+        """Key names as tmux knows them (Enter, Escape, C-q, Down, F2)."""
+        self._tmux("send-keys", "-t", self.name, *keys)
+
+    def type(self, text: str) -> None:
+        """Literal text, in one burst (as a fast typist or a paste without brackets)."""
+        self._tmux("send-keys", "-t", self.name, "-l", text)
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", self.name).stdout
+
+    def wait_for(self, what: str | Callable[[str], bool], timeout: float = STEP_TIMEOUT) -> str:
+        """Poll the screen until `what` (text, compared with blanks flattened, or a
+        predicate on the raw screen) shows; fail with the last screen otherwise."""
+        check = what if callable(what) else (lambda screen: flat(what) in flat(screen))
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what!r}; the screen:\n{screen}")
+
+    def kill(self) -> None:
+        """Stop the server and remove its socket file (tmux leaves it behind)."""
+        self._tmux("kill-server", check=False)
+        folder = Path(self.env.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+        (folder / self.socket).unlink(missing_ok=True)
+
+
+def isolated_env(root: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    for key in ("NO_COLOR", "TMUX", "TMUX_PANE"):
+        env.pop(key, None)
+    for var, sub in (("XDG_CONFIG_HOME", "cf"), ("XDG_STATE_HOME", "st"),
+                     ("XDG_DATA_HOME", "da"), ("XDG_CACHE_HOME", "ca")):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+        env[var] = str(root / sub)
+    env.update(extra)
+    return env
+
+
+@pytest.fixture
+def place():
+    """A short temporary root (paths must fit in an 80-column modal): cwd and XDG dirs."""
+    root = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))
+    (root / "w").mkdir()
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def raw_tui_cli(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(RAW_TUI), *args], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=60)
+
+
+def status_line(screen: str) -> str:
+    lines = [line for line in screen.split("\n") if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def demo_note(env: dict[str, str]) -> Path:
+    """Where the demo's write_file writes: its scratch dir under $XDG_STATE_HOME."""
+    return Path(env["XDG_STATE_HOME"]) / "raw-tui" / "demo-scratch" / "note.txt"
+
+
+def run_demo(tmux: Tmux, note: Path) -> None:
+    """Drive the demo from its first screen to its last message."""
+    tmux.wait_for(lambda s: "idle" in status_line(s) and "^q quit" in status_line(s))
+    tmux.type("hello demo")
+    tmux.keys("Enter")
+    tmux.wait_for("› hello demo")
+    # the approval modal: the intended effect (operation, absolute path) apart from the
+    # arguments, the diff preview, then the arguments
+    screen = tmux.wait_for(lambda s: "Approve write_file?" in s and "Arguments" in s
+                           and str(note) in s)
+    effects = screen[screen.index("Intended effects"):screen.index("Preview (not written)")]
+    assert "write" in effects and str(note) in effects
+    assert not note.exists()  # nothing written before the answer
+    tmux.keys("a")
+    tmux.wait_for(lambda s: "Approve write_file?" not in s)
+    tmux.wait_for(lambda s: note.exists())
+    assert note.read_text() == "Written by the raw-tui demo.\n"
+    # the form (ask_user, in the chat): choose the second colour, submit with Ctrl+S
+    tmux.wait_for(lambda s: "Which colour should the next demo use?" in s
+                  and "( ) Blue" in s and "( ) Green" in s and "Ctrl+S submit" in s)
+    tmux.keys("Down")
+    tmux.keys("Enter")
+    tmux.wait_for(lambda s: "(•) Green" in s and "( ) Blue" in s)
+    tmux.keys("C-s")
+    tmux.wait_for("(answered)")
+    # streamed text: the script's last message, then the turn ends
+    tmux.wait_for("All done. Try a panel action")
+    tmux.wait_for(lambda s: "idle" in status_line(s))
+
+
+def quit_app(tmux: Tmux) -> None:
+    tmux.keys("C-q")
+    screen = tmux.wait_for(EXITED)
+    assert f"{EXITED}0" in screen, screen
+
+
+def test_demo_end_to_end_in_tmux_at_80x24(place):
+    env = isolated_env(place)
+    tmux = Tmux(env=env)
+    try:
+        tmux.start([str(RAW_TUI)], cwd=place / "w")
+        run_demo(tmux, demo_note(env))
+
+        # a tool action from the sidebar, keyboard only: F2 shows the panels and focuses
+        # them; the cursor starts on the todo panel (header, block, 4 items), then Plan.
+        tmux.keys("F2")
+        tmux.wait_for(lambda s: "Demo plan" in s and "Plan r1" in s
+                      and "panels ↑↓" in status_line(s))
+        tmux.keys(*["Down"] * 6)
+        tmux.keys("Enter")
+        screen = tmux.wait_for("Redraw the plan")
+        assert "Ask the agent to explain the plan" in screen
+        tmux.keys("Down", "Enter")
+        tmux.wait_for("Plan r2")
+        tmux.wait_for("3 steps · redrawn from the panel")
+
+        # a prompt action from the palette drafts text into the composer
+        tmux.keys("C-p")
+        tmux.wait_for("Search for commands")
+        tmux.type("explain the plan")
+        tmux.wait_for("Plan: Ask the agent to explain the plan")
+        tmux.keys("Enter")
+        tmux.wait_for("Explain the plan in plan, step by step.")
+
+        quit_app(tmux)  # Ctrl+Q closes the session and the process exits 0
+    finally:
+        tmux.kill()
+
+    listing = raw_tui_cli(env, place / "w", "sessions", "list")
+    assert listing.returncode == 0, listing.stderr
+    (row,) = listing.stdout.splitlines()
+    session_id = row.split()[0]
+    assert "hello demo" in row and str(place / "w") in row
+    shown = raw_tui_cli(env, place / "w", "sessions", "show", session_id)
+    assert shown.returncode == 0, shown.stderr
+    events = [json.loads(line) for line in shown.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "session_start"
+    assert {"user_message", "assistant_text", "approval_request", "interaction_settled",
+            "panel_state", "run_end"} <= set(kinds)
+    assert [e["allow"] for e in events if e["type"] == "approval_decision"] == [True]
+    redraws = [e for e in events if e["type"] == "panel_state"
+               and e["panel"].endswith("#plan") and e["revision"] == 2]
+    assert redraws, "the Redraw action did not reach the plan panel"
+    # closed cleanly: the last state published is `closing` (Session.close ran)
+    states = [e["state"] for e in events if e["type"] == "turn_state"]
+    assert states[-1] == "closing"
+
+
+def test_continue_shows_the_earlier_chat_and_panels(place):
+    env = isolated_env(place)
+    tmux = Tmux(env=env)
+    try:
+        tmux.start([str(RAW_TUI)], cwd=place / "w")
+        run_demo(tmux, demo_note(env))
+        quit_app(tmux)
+    finally:
+        tmux.kill()
+
+    tmux = Tmux(width=120, height=40, env=env)  # wide: the sidebar shows
+    try:
+        tmux.start([str(RAW_TUI), "--continue"], cwd=place / "w")
+        tmux.wait_for(lambda s: "idle" in status_line(s))
+        screen = tmux.wait_for("All done. Try a panel action")
+        # the panels as they were: the checklist all done, the plan at r1, drawn
+        assert "Demo plan r5" in screen and "✔ Ask you a question" in screen, screen
+        assert "Plan r1" in screen and "│ Look │" in screen, screen
+        assert "(answered)" in screen, screen  # the form, as it ended
+        # scrolling back with the keyboard reaches the first message
+        tmux.keys("Tab")
+        tmux.wait_for(lambda s: "chat ↑↓" in status_line(s))
+        tmux.keys(*["Up"] * 60)
+        tmux.wait_for("› hello demo")
+        quit_app(tmux)
+    finally:
+        tmux.kill()
+
+
+def test_the_palette_reopens_a_saved_session(place):
+    env = isolated_env(place)
+    tmux = Tmux(env=env)
+    try:
+        tmux.start([str(RAW_TUI)], cwd=place / "w")
+        tmux.wait_for(lambda s: "idle" in status_line(s))
+        tmux.type("hello demo")
+        tmux.keys("Enter")
+        tmux.wait_for("Approve write_file?")
+        quit_app(tmux)  # with the approval pending
+    finally:
+        tmux.kill()
+
+    tmux = Tmux(env=env)
+    try:
+        tmux.start([str(RAW_TUI)], cwd=place / "w")  # a new, empty session
+        screen = tmux.wait_for(lambda s: "idle" in status_line(s))
+        assert "hello demo" not in screen
+        tmux.keys("C-p")
+        tmux.wait_for("Search for commands")
+        tmux.type("Resume")
+        tmux.wait_for("Resume: hello demo")
+        tmux.keys("Enter")
+        # the same terminal, now the saved session: its chat up to the cancelled turn
+        screen = tmux.wait_for("Now a file write.")
+        assert "▸ Demo plan r3" in screen and "turn cancelled" in screen, screen
+        tmux.keys("Tab")
+        tmux.wait_for(lambda s: "chat ↑↓" in status_line(s))
+        tmux.keys(*["Up"] * 40)
+        tmux.wait_for("› hello demo")
+        quit_app(tmux)
+    finally:
+        tmux.kill()
+    listing = raw_tui_cli(env, place / "w", "sessions", "list").stdout.splitlines()
+    assert len(listing) == 2
