@@ -174,10 +174,12 @@ def config_listing(config) -> dict[str, Any]:
 def cmd_call(args) -> int:
     config = load(args)
     agent = config.agent(args.agent)
-    try:
-        arguments = json.loads(args.args)
-    except json.JSONDecodeError as err:
-        print(f"raw-tui: --args is not JSON: line {err.lineno} column {err.colno}: {err.msg}",
+    from .jsonstrict import loads as strict_loads
+
+    try:  # strict, as the config: a duplicate key or NaN is refused, not guessed at
+        arguments = strict_loads(args.args, file="--args")
+    except ConfigError as err:
+        print(f"raw-tui: --args is not JSON: {err.path + ': ' if err.path else ''}{err.detail}",
               file=sys.stderr)
         return EXIT_CONFIG
     import asyncio

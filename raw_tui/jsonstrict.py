@@ -49,6 +49,40 @@ def _find_dup(value: Any, where: list[str | int]) -> tuple[list[str | int], str]
     return None
 
 
+def lone_surrogate_at(value: Any) -> list[str | int] | None:
+    """The path of a string or key holding a lone surrogate (text that is not valid Unicode:
+    it cannot be encoded, matched by RE2 or sent to a hook), or None. No recursion."""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, str):
+            if _has_lone_surrogate(node):
+                return where
+        elif isinstance(node, dict):
+            for key, child in reversed(list(node.items())):
+                if isinstance(key, str) and _has_lone_surrogate(key):
+                    return where + [key]
+                stack.append((child, where + [key]))
+        elif isinstance(node, (list, tuple)):
+            stack.extend((child, where + [i]) for i, child in reversed(list(enumerate(node))))
+    return None
+
+
+def without_lone_surrogates(text: str) -> str:
+    """Each lone surrogate as U+FFFD (a high and low pair as the character they make)."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def loads(text: str, *, file: str | None = None) -> Any:
     try:
         value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
@@ -61,7 +95,17 @@ def loads(text: str, *, file: str | None = None) -> Any:
     if found:
         where, key = found
         raise ConfigError(f"duplicate key {key!r}", file=file, path=json_path(where) or "(root)")
+    bad = lone_surrogate_at(value)
+    if bad is not None:
+        raise ConfigError("not valid Unicode (lone surrogate)", file=file,
+                          path=json_path(printable_path(bad)) or "(root)")
     return value
+
+
+def printable_path(where: list[str | int]) -> list[str | int]:
+    """Keys with a lone surrogate escaped, so that the error text can be printed."""
+    return [k.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(k, str) else k
+            for k in where]
 
 
 def load_file(path: Path, *, max_bytes: int | None = None, label: str | None = None) -> Any:

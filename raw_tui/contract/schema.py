@@ -10,7 +10,9 @@ from functools import lru_cache
 from typing import Any, Iterator
 
 import jsonschema
+import jsonschema._utils
 import re2
+import referencing.exceptions
 from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError, best_match
 
@@ -53,6 +55,19 @@ def _pattern_properties(validator, pattern_properties, instance, schema):
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
+class _Re2AsRe:
+    """Stands in for `re` inside `jsonschema._utils`, where `additionalProperties` and
+    `unevaluatedProperties` look keys up in `patternProperties`: with stdlib `re` a model's key
+    could run a ReDoS there, and a key RE2 and `re` judge differently (`$` before a trailing
+    newline) would escape both `patternProperties` and `additionalProperties: false`."""
+
+    @staticmethod
+    def search(pattern: str, string: str):
+        return string if _search(pattern, string) else None
+
+
+jsonschema._utils.re = _Re2AsRe  # type: ignore[attr-defined]
+
 Validator2020 = validators.extend(
     Draft202012Validator, {"pattern": _pattern, "patternProperties": _pattern_properties})
 Validator7 = validators.extend(
@@ -64,8 +79,10 @@ _FORMATS = FormatChecker()
 def _walk_refs_and_patterns(node: Any, where: list[str | int]) -> Iterator[tuple[str, list, str]]:
     if isinstance(node, dict):
         for key, value in node.items():
-            if key == "$ref" and isinstance(value, str):
+            if key in ("$ref", "$dynamicRef") and isinstance(value, str):
                 yield "ref", where + [key], value
+            elif key == "$id" and isinstance(value, str):
+                yield "id", where + [key], value
             elif key == "pattern" and isinstance(value, str):
                 yield "pattern", where + [key], value
             elif key == "patternProperties" and isinstance(value, dict):
@@ -84,10 +101,14 @@ def build_validator(schema: Any, *, where: list[str | int], file: str | None,
         raise ConfigError("must be a JSON Schema object", file=file, path=json_path(where))
     cls = Validator7 if schema.get("$schema") in DRAFT7_IDS else Validator2020
     _check_against_meta_schema(cls, schema, where, file)
-    for kind, at, value in _walk_refs_and_patterns(schema, list(where)):
+    found = list(_walk_refs_and_patterns(schema, list(where)))
+    refs = []
+    for kind, at, value in found:
         if kind == "ref" and not value.startswith("#"):
             raise ConfigError(f"only local $ref (#/...) is allowed, got {value!r}",
                               file=file, path=json_path(at))
+        if kind == "ref":
+            refs.append((at, value))
         if kind == "pattern":
             try:
                 compile_re2(value)
@@ -96,7 +117,22 @@ def build_validator(schema: Any, *, where: list[str | int], file: str | None,
                                   file=file, path=json_path(at)) from None
     if require_object and schema.get("type") != "object":
         raise ConfigError('must have type "object"', file=file, path=json_path(where + ["type"]))
-    return cls(schema, format_checker=_FORMATS)
+    validator = cls(schema, format_checker=_FORMATS)
+    nested_id = any(kind == "id" and len(at) > len(where) + 1 for kind, at, _ in found)
+    if not nested_id:  # a nested $id moves the base its refs resolve from
+        _check_refs_resolve(validator, refs, file)
+    return validator
+
+
+def _check_refs_resolve(validator, refs: list[tuple[list, str]], file: str | None) -> None:
+    """A local `$ref` that points nowhere would fail every call that reaches it: refuse it
+    when the schema loads (no nested `$id` here, so every ref resolves from the root)."""
+    for at, ref in refs:
+        try:
+            validator._resolver.lookup(ref)
+        except referencing.exceptions.Unresolvable:
+            raise ConfigError(f"{ref!r} does not resolve in this schema", file=file,
+                              path=json_path(at)) from None
 
 
 def _check_against_meta_schema(cls, schema: dict, where: list[str | int],
@@ -166,8 +202,12 @@ def _remember_valid(digest: str) -> None:
 
 
 def first_error(validator, instance: Any) -> str | None:
-    """`$.path: message` of the most relevant error, or None when the instance is valid."""
-    error = best_match(validator.iter_errors(instance))
+    """`$.path: message` of the most relevant error, or None when the instance is valid.
+    A reference that cannot be resolved is an error too (never an exception)."""
+    try:
+        error = best_match(validator.iter_errors(instance))
+    except referencing.exceptions.Unresolvable as err:
+        return f"$: the schema cannot be applied: {err}"
     if error is None:
         return None
     return f"{error.json_path}: {error.message}"

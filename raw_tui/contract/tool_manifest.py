@@ -44,15 +44,31 @@ def _module_functions(path: Path, file: str) -> set[str]:
     except (OSError, SyntaxError, ValueError) as err:
         raise ConfigError(f"entry {path.name} cannot be read as Python: {err}", file=file,
                           path="entry") from None
-    names = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    names: set[str] = set()
+    _top_level_names(tree.body, names)
+    return names
+
+
+def _top_level_names(body: list[ast.stmt], names: set[str]) -> None:
+    """Names a module body binds, including inside top-level `if`/`try`/`with` blocks (a
+    `validate_args` defined in a `try: import ... except ImportError:` must not be missed)."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, (ast.ImportFrom,)):
-            names.update(a.asname or a.name for a in node.names)
-    return names
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.If, ast.With, ast.AsyncWith)):
+            _top_level_names(node.body, names)
+            _top_level_names(getattr(node, "orelse", []), names)
+        elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            for block in (node.body, node.orelse, node.finalbody):
+                _top_level_names(block, names)
+            for handler in node.handlers:
+                _top_level_names(handler.body, names)
 
 
 def load_manifest(folder: Path, *, label: str | None = None) -> tuple[ToolManifest, Path, set[str]]:

@@ -21,6 +21,7 @@ from typing import Any, Mapping
 import msgspec
 
 from ..errors import ConfigError, json_path
+from ..jsonstrict import lone_surrogate_at, printable_path
 from ..policy import Glob, Predicate, compile_glob, parse_predicate
 from .snapshot import SnapshotFile
 
@@ -132,6 +133,10 @@ def _strict_json(data: bytes, file: str) -> Any:
         raise ConfigError(f"invalid JSON: {exc}", file=file) from None
     if not isinstance(value, dict):
         raise ConfigError("must be a JSON object", file=file)
+    bad = lone_surrogate_at(value)
+    if bad is not None:  # it could not be matched, passed as an argument or printed
+        raise ConfigError("not valid Unicode (lone surrogate)", file=file,
+                          path=json_path(printable_path(bad)))
     return value
 
 

@@ -9,6 +9,7 @@ Unset fields are left out of the JSON.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgspec
@@ -50,8 +51,13 @@ _encoder = msgspec.json.Encoder()
 
 
 def encode_payload(payload: HookPayload | dict[str, Any]) -> bytes:
-    """One JSON object, no newline (the runner adds it)."""
-    return _encoder.encode(payload)
+    """One JSON object, no newline (the runner adds it). Text that is not valid Unicode (a
+    prompt from argv may hold `\\udcff`) is sent as a `\\uXXXX` escape, never dropped."""
+    try:
+        return _encoder.encode(payload)
+    except UnicodeEncodeError:
+        data = json.dumps(msgspec.to_builtins(payload), ensure_ascii=True, separators=(",", ":"))
+        return data.encode("ascii")
 
 
 def run_info(run: Any) -> RunInfo:

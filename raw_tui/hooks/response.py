@@ -8,6 +8,7 @@ Anything else is `invalid_output`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal
 
@@ -45,12 +46,31 @@ def parse_response(stdout: bytes, *, gate: bool) -> Response:
         doc = _decoder.decode(stdout)
     except msgspec.DecodeError as exc:  # ValidationError is a DecodeError
         raise InvalidOutput(str(exc)) from None
+    _refuse_duplicate_keys(stdout)
     if doc.decision is not msgspec.UNSET and not gate:
         raise InvalidOutput("decision is allowed only on UserPromptSubmit and PreToolUse")
     reason = _bounded(doc.reason, "reason", MAX_REASON_BYTES)
     message = _bounded(doc.message, "message", MAX_MESSAGE_BYTES)
     decision = "continue" if doc.decision is msgspec.UNSET else doc.decision
     return Response(decision, reason, message)
+
+
+def _refuse_duplicate_keys(stdout: bytes) -> None:
+    """msgspec keeps the last of two equal keys, other parsers may keep the first: an answer
+    that depends on the parser is not an answer (on a gate it blocks)."""
+
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        keys = [key for key, _ in items]
+        if len(set(keys)) != len(keys):
+            raise InvalidOutput("a key appears twice")
+        return dict(items)
+
+    try:
+        json.loads(stdout, object_pairs_hook=pairs)
+    except InvalidOutput:
+        raise
+    except ValueError as exc:  # msgspec accepted it already; never let a parser gap raise
+        raise InvalidOutput(str(exc)) from None
 
 
 def _bounded(value: str | msgspec.UnsetType, field: str, limit: int) -> str | None:

@@ -11,6 +11,7 @@ from typing import Any
 import re2
 
 from raw_tui.errors import ConfigError, json_path
+from raw_tui.jsonstrict import without_lone_surrogates
 
 SOURCES = ("arguments", "effects")
 PREDICATE_KEYS = ("source", "any", "regex")
@@ -46,10 +47,11 @@ class Predicate:
         try:
             for text in strings_at(value, self.segments):
                 try:
-                    if search(text) is not None:
-                        return True
-                except Exception:  # a lone surrogate (UnicodeEncodeError): this string is no match
-                    continue
+                    found = search(text)
+                except UnicodeEncodeError:  # a lone surrogate: still search the text around
+                    found = search(without_lone_surrogates(text))  # it (never a silent miss)
+                if found is not None:
+                    return True
         except Exception:  # an exotic value the walk cannot read: no match
             return False
         return False

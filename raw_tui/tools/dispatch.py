@@ -29,6 +29,7 @@ from ..approval import ApprovalRequest, Approver
 from ..cancel import Cancelled, unless_cancelled
 from ..contract.schema import first_error
 from ..frozen import freeze
+from ..jsonstrict import lone_surrogate_at, without_lone_surrogates
 from .context import ToolContext
 from .ports import CallInfo, NoHooks, PanelHost, ToolHooks
 from .registry import ToolSpec
@@ -37,6 +38,35 @@ from .result import ToolResult, cap_output, error_result, normalize, split_panel
 MAX_EFFECTS_BYTES = 64 * 1024
 
 STAGES = ("exposure", "validation", "effects", "policy", "hooks", "approval", "handler")
+
+
+def _not_unicode(args: Any) -> str | None:
+    """`$.path: not valid Unicode (lone surrogate)` when a string or key of the arguments holds a
+    lone surrogate: RE2 cannot search it (a predicate would miss) and it cannot be encoded."""
+    where = lone_surrogate_at(args)
+    if where is None:
+        return None
+    path = "".join(f"[{k}]" if isinstance(k, int) else
+                   "." + k.encode("utf-8", "backslashreplace").decode("utf-8") for k in where)
+    return f"${path}: not valid Unicode (lone surrogate)"
+
+
+def _replace_lone_surrogates(value: Any) -> Any:
+    """The value with each lone surrogate as U+FFFD (only when it holds one), so that the
+    `tool_call` event of an invalid call can still be stored and shown."""
+    if lone_surrogate_at(value) is None:
+        return value
+
+    def fix(node: Any) -> Any:
+        if isinstance(node, str):
+            return without_lone_surrogates(node)
+        if isinstance(node, dict):
+            return {fix(k): fix(v) for k, v in node.items()}
+        if isinstance(node, (list, tuple)):
+            return [fix(v) for v in node]
+        return node
+
+    return fix(value)
 
 
 class Stop(Exception):
@@ -73,9 +103,15 @@ class DispatchReport:
             "rule": self.rule,
             "effects": self.effects,
             "approval_requested": self.approval_requested,
-            "receipts": [msgspec.to_builtins(r) for r in self.receipts],
+            "receipts": [_receipt(r) for r in self.receipts],
             "result": self.result.to_dict() if self.outcome == "ran" else None,
         }
+
+
+def _receipt(event: ev.HookEvent) -> dict[str, Any]:
+    """`{id, event, outcome, duration_ms, message?, code?}` (the event's tag and turn left out)."""
+    data = msgspec.to_builtins(event)
+    return {k: v for k, v in data.items() if k not in ("type", "turn_id")}
 
 
 @dataclass
@@ -153,19 +189,27 @@ class Dispatcher:
     def validate_arguments(self, call: _Call) -> None:
         call.report.stage = "validation"
         tool, args = call.tool, call.raw_arguments
+        not_unicode = _not_unicode(args)  # not JSON text at all: nothing else can judge it
+        if not_unicode:
+            raise Stop("validation", E.INVALID_ARGUMENTS, f"invalid arguments: {not_unicode}")
         custom = None
         if tool.has_validate_args:
             try:
-                custom = tool.module().validate_args(copy.deepcopy(args))
+                validate = getattr(tool.module(), "validate_args", None)
+                custom = None if validate is None else validate(copy.deepcopy(args))
             except Exception as err:  # a validator that raises rejects the call
                 custom = f"{type(err).__name__}: {err}"
             if custom is not None and not isinstance(custom, str):
                 custom = f"validate_args returned {type(custom).__name__}, not a string"
-        schema_error = first_error(tool.validator, args)
-        detail = custom or schema_error
-        if detail:
+        try:
+            schema_error = first_error(tool.validator, args)
+            frozen = None if custom is not None or schema_error else freeze(copy.deepcopy(args))
+        except RecursionError:
+            schema_error = "$: nested too deeply"
+        detail = custom if custom is not None else schema_error
+        if detail is not None:
             raise Stop("validation", E.INVALID_ARGUMENTS, f"invalid arguments: {detail}")
-        call.arguments = freeze(copy.deepcopy(args))
+        call.arguments = frozen
 
     # 3 ------------------------------------------------------------------------------
     def prepare_effects(self, call: _Call) -> None:
@@ -182,12 +226,12 @@ class Dispatcher:
             if inspect.iscoroutine(value):
                 value.close()
             raise Stop("effects", E.INVALID_EFFECTS, "effects descriptors must return synchronously")
-        try:
+        try:  # a lone surrogate fails the encoding (UnicodeEncodeError is a ValueError)
             data = json.dumps(value, allow_nan=False, ensure_ascii=False)
-        except (TypeError, ValueError) as err:
+            size = len(data.encode("utf-8"))
+        except (TypeError, ValueError, RecursionError) as err:
             raise Stop("effects", E.INVALID_EFFECTS,
                        f"invalid effects from {tool.name}: not JSON: {err}") from None
-        size = len(data.encode("utf-8"))
         if size > MAX_EFFECTS_BYTES:
             raise Stop("effects", E.INVALID_EFFECTS,
                        f"invalid effects from {tool.name}: {size} bytes, over {MAX_EFFECTS_BYTES}")
@@ -209,7 +253,10 @@ class Dispatcher:
     async def run_pre_tool_hooks(self, call: _Call) -> None:
         call.report.stage = "hooks"
         self._check_cancel(call)
-        outcome = await self.hooks.pre_tool_use(self._call_info(call), call.cancel)
+        try:
+            outcome = await self.hooks.pre_tool_use(self._call_info(call), call.cancel)
+        except Exception as err:  # the gate fails closed
+            raise Stop("hooks", E.HOOK_ERROR, f"PreToolUse hooks failed: {err}") from None
         call.report.receipts.extend(outcome.receipts)
         self._check_cancel(call)
         if not outcome.allowed:
@@ -270,7 +317,12 @@ class Dispatcher:
             if call_panels is not None:
                 call_panels.close()
         info = self._call_info(call)
-        report.receipts.extend(await self.hooks.post_tool_use(info, result.to_dict(), call.cancel))
+        try:  # notification hooks never change the result, even when they fail
+            report.receipts.extend(await self.hooks.post_tool_use(info, result.to_dict(),
+                                                                  call.cancel))
+        except Exception as err:
+            self.bus.publish(ev.Notice(level="error", message=f"PostToolUse hooks failed: "
+                                       f"{type(err).__name__}: {err}", **self._turn(call)))
         result = cap_output(result, self.max_output_bytes)
         if lines:
             result = msgspec.structs.replace(
@@ -344,7 +396,9 @@ class Dispatcher:
         tool = call.tool
         identity = tool.identity if tool else call.name
         name = tool.name if tool else call.name
-        arguments = call.arguments if call.arguments is not None else call.raw_arguments
+        arguments = call.arguments
+        if arguments is None:  # not validated: what the model sent, made encodable
+            arguments = _replace_lone_surrogates(call.raw_arguments)
         self.bus.publish(ev.ToolCall(call_id=call.call_id, identity=identity, name=name,
                                      arguments=arguments, **self._effects_field(call),
                                      **self._turn(call)))
@@ -363,7 +417,7 @@ class Dispatcher:
         report.outcome = "stopped"
         report.stage = stop.stage
         report.code = stop.code
-        report.message = stop.message
         report.result = error_result(stop.code, stop.message)
+        report.message = report.result.text()  # as the model reads it
         self._publish_call(call)
         self._publish_result(call, report.result)

@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from ..errors import RawError
+from ..jsonstrict import without_lone_surrogates
 
 RESULT_KEYS = frozenset({"isError", "code", "content", "truncated"})
 
@@ -36,6 +37,10 @@ def text_block(text: str) -> dict[str, Any]:
 
 
 def error_result(code: str, message: str) -> ToolResult:
+    """An error result. A message quoting text that is not valid Unicode (a file name read
+    with surrogateescape) gets U+FFFD for each lone surrogate, so it can be stored and sent."""
+    if not message.isascii():
+        message = without_lone_surrogates(message)
     return ToolResult(isError=True, code=code, content=[text_block(message)])
 
 
@@ -72,10 +77,26 @@ def normalize(value: Any) -> ToolResult:
     else:
         raise TypeError(f"a handler returned {type(value).__name__}, not a result")
     for i, block in enumerate(result.content):
-        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-            raise TypeError(f"result content[{i}] is not a block with a type")
+        problem = _block_problem(block)
+        if problem:
+            raise TypeError(f"result content[{i}] {problem}")
     msgspec.json.encode(result)  # raises TypeError when something is not JSON
     return result
+
+
+def _block_problem(block: Any) -> str | None:
+    """Blocks of the catalog only: `{type: text, text: str}`, `{type: json, value}`, and panel
+    blocks (checked when they are applied). Anything else would pass the output cap."""
+    if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+        return "is not a block with a type"
+    kind = block["type"]
+    if kind == "text":
+        return None if isinstance(block.get("text"), str) else "is a text block without a text string"
+    if kind == "json":
+        return None if "value" in block else "is a json block without a value"
+    if kind == "panel":
+        return None
+    return f"has type {kind!r}: blocks are text, json or panel"
 
 
 def split_panel_blocks(result: ToolResult) -> tuple[ToolResult, list[dict[str, Any]]]:

@@ -133,6 +133,9 @@ BAD_CONFIGS = [
      ' "tools": {"use": ["builtin/bash"], "rules": [{"match": "*", "effect": "ask", "when":'
      ' {"source": "effects", "any": "files[*].path", "regex": "x"}}]}}}}',
      'is not a condition source of builtin/bash'),
+    ('{"models": {}, "agents": {}, "default_agent": "\\udcff"}',
+     "default_agent: not valid Unicode (lone surrogate)"),
+    ('{"models": {"\\ud800": {}}, "agents": {}}', "models.\\ud800: not valid Unicode"),
 ]
 
 
@@ -169,3 +172,14 @@ def test_config_lookup_order(tmp_path, isolated_home):
 def test_call_args_not_json_exits_2(cfg):
     proc = raw_tui("--config", str(cfg / "raw.json"), "call", "noop", "--args", "{bad")
     assert proc.returncode == 2 and "--args is not JSON" in proc.stderr
+
+
+@pytest.mark.parametrize("text,detail", [
+    ('{"text": "a", "text": "secret"}', "duplicate key 'text'"),
+    ('{"text": NaN}', "NaN is not JSON"),
+    ('{"text": "\\ud800"}', "lone surrogate"),
+])
+def test_call_args_are_strict_json(cfg, text, detail):
+    proc = raw_tui("--config", str(cfg / "raw.json"), "call", "noop", "--args", text)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("raw-tui: --args is not JSON: ") and detail in proc.stderr

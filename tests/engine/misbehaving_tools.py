@@ -45,6 +45,7 @@ def write_all(cfg: Path) -> list[str]:
         "fx_notjson": 'return {"files": {1, 2}}',
         "fx_big": 'return {"files": [{"path": "x" * 70000, "operation": "write"}]}',
         "fx_schema": 'return {"files": [{"path": 5, "operation": "write"}]}',
+        "fx_surrogate": 'return {"files": [{"path": "/tmp/x/\\udcff", "operation": "write"}]}',
     }
     for tool_id, body in effects.items():
         if body is None:
@@ -77,8 +78,36 @@ def write_all(cfg: Path) -> list[str]:
             return {"content": [{"type": "text", "text": "visible"},
                                 {"type": "panel", "panel": "p", "op": "close"}]}
     ''', schema=TEXT_SCHEMA)
+    write_tool(cfg, "badblock", '''
+        def handler(args, ctx):
+            return {"content": [{"type": "text", "text": 5}]}
+    ''', schema=TEXT_SCHEMA)
+    write_tool(cfg, "imageblock", '''
+        def handler(args, ctx):
+            return {"content": [{"type": "image", "data": "x" * 5000}]}
+    ''', schema=TEXT_SCHEMA)
+    write_tool(cfg, "emptyerror", '''
+        def validate_args(args):
+            return ""
+        def handler(args, ctx):
+            return "ran"
+    ''', schema=TEXT_SCHEMA)
+    write_tool(cfg, "tryvalidated", '''
+        try:
+            from no_such_module import validate_args
+        except ImportError:
+            def validate_args(args):
+                return "checked by the fallback validator"
+        def handler(args, ctx):
+            return "ran"
+    ''', schema=TEXT_SCHEMA)
+    write_tool(cfg, "anything", '''
+        def handler(args, ctx):
+            return "ran"
+    ''', schema={"type": "object"})
     return [f"agent/{name}" for name in (
-        "noop", "mutator", "validated", *effects, "crash", "slow", "denied", "big", "panelled")]
+        "noop", "mutator", "validated", *effects, "crash", "slow", "denied", "big", "panelled",
+        "badblock", "imageblock", "emptyerror", "tryvalidated", "anything")]
 
 
 RULES = [

@@ -178,3 +178,113 @@ async def test_cancel_during_handler(agent, tmp_path):
 async def test_denied_tool_is_left_out_of_the_model_list(agent):
     names = [t.name for t in agent.model_tools()]
     assert "denied" not in names and "noop" in names
+
+
+# ---- holes found in review -------------------------------------------------------------
+
+async def test_lone_surrogate_in_arguments_is_invalid_not_a_predicate_miss(agent, tmp_path):
+    # "secret" asks; a lone surrogate must not make the predicate miss and the call run.
+    report, _ = await run(agent, tmp_path, "noop", {"text": "secret\udcff"})
+    assert (report.stage, report.code) == ("validation", "invalid_arguments")
+    assert report.message == "invalid arguments: $.text: not valid Unicode (lone surrogate)"
+
+
+async def test_lone_surrogate_in_a_key_is_invalid(agent, tmp_path):
+    report, _ = await run(agent, tmp_path, "anything", {"a": {"\ud800": 1}})
+    assert report.code == "invalid_arguments"
+    assert "lone surrogate" in report.message
+
+
+async def test_lone_surrogate_in_a_write_path_stops_at_validation(tmp_path):
+    cfg = tmp_path / "cfg"
+    write_config(cfg, {"tools": {"use": ["builtin/write_file"], "rules": [
+        {"match": "builtin/write_file", "effect": "ask", "when": {
+            "source": "effects", "any": "files[*].path", "regex": "/protected/"}}]}})
+    agent = load_config(str(cfg / "raw.json"), cwd=tmp_path).agent()
+    d = Dispatcher(agent, bus=ev.Bus(), cwd=str(tmp_path))
+    report = await d.dispatch("write_file", {"operations": [
+        {"mode": "overwrite", "path": "protected/x\udcff", "content": "a"}]}, call_id="c1")
+    assert report.code == "invalid_arguments" and "lone surrogate" in report.message
+    assert not (tmp_path / "protected").exists()
+
+
+async def test_effects_that_cannot_be_utf8_are_invalid_effects(agent, tmp_path):
+    report, _ = await run(agent, tmp_path, "fx_surrogate", {"text": "a"})
+    assert (report.stage, report.code) == ("effects", "invalid_effects")
+    assert report.message.startswith("invalid effects from fx_surrogate: ")
+
+
+async def test_an_empty_string_from_validate_args_is_an_error(agent, tmp_path):
+    report, _ = await run(agent, tmp_path, "emptyerror", {"text": "a"})
+    assert (report.code, report.message) == ("invalid_arguments", "invalid arguments: ")
+
+
+async def test_validate_args_defined_under_try_still_runs(agent, tmp_path):
+    report, _ = await run(agent, tmp_path, "tryvalidated", {"text": "a"})
+    assert (report.code, report.message) == (
+        "invalid_arguments", "invalid arguments: checked by the fallback validator")
+
+
+async def test_deeply_nested_arguments_are_invalid_not_a_crash(agent, tmp_path):
+    nested: list = []
+    for _ in range(5000):
+        nested = [nested]
+    report, _ = await run(agent, tmp_path, "anything", {"a": nested})
+    assert report.code == "invalid_arguments"
+
+
+@pytest.mark.parametrize("tool", ["badblock", "imageblock"])
+async def test_a_result_block_outside_the_catalog_is_a_tool_error(agent, tmp_path, tool):
+    report, _ = await run(agent, tmp_path, tool, {"text": "a"})
+    assert report.outcome == "ran" and report.code == "tool_error"
+    assert report.message.startswith(f"{tool} failed: ")
+
+
+async def test_hooks_that_raise_block_the_call(agent, tmp_path):
+    class Broken(NoHooks):
+        async def pre_tool_use(self, call, cancel):
+            raise RuntimeError("cannot encode")
+
+    report, _ = await run(agent, tmp_path, "noop", {"text": "a"}, hooks=Broken())
+    assert (report.stage, report.code) == ("hooks", "hook_error")
+    assert report.outcome == "stopped"
+
+
+async def test_events_of_a_call_with_a_lone_surrogate_can_be_stored(agent, tmp_path):
+    report, events = await run(agent, tmp_path, "noop", {"text": "secret\udcff"})
+    assert report.code == "invalid_arguments"
+    for event in events:
+        ev.encode(event)  # the history encodes every event as UTF-8 JSON
+    call = next(e for e in events if isinstance(e, ev.ToolCall))
+    assert call.arguments == {"text": "secret\ufffd"}
+
+
+async def test_post_hooks_that_raise_leave_the_result_as_it_was(agent, tmp_path):
+    class Broken(NoHooks):
+        async def post_tool_use(self, call, result, cancel):
+            raise RuntimeError("cannot encode")
+
+    report, events = await run(agent, tmp_path, "noop", {"text": "hi"}, hooks=Broken())
+    assert report.outcome == "ran" and report.code is None
+    assert report.result.content == [{"type": "text", "text": "ok: hi"}]
+    assert isinstance(events[-1], ev.ToolResultEvent)
+    assert any(isinstance(e, ev.Notice) and "cannot encode" in e.message for e in events)
+
+
+async def test_a_patch_error_quoting_a_lone_surrogate_never_reaches_the_history(tmp_path):
+    cfg = tmp_path / "cfg"
+    write_config(cfg, {"tools": {"use": ["builtin/write_file"]}})
+    agent = load_config(str(cfg / "raw.json"), cwd=tmp_path).agent()
+    d, events = make(agent, tmp_path)
+    report = await d.dispatch("write_file", {"patch": "*** Begin Patch\n\udcff\n*** End Patch"},
+                              call_id="c1")
+    assert report.code == "invalid_arguments" and "lone surrogate" in report.message
+    for event in events:
+        ev.encode(event)
+
+
+async def test_a_handler_error_quoting_a_lone_surrogate_can_be_stored(agent, tmp_path):
+    from raw_tui.tools.result import error_result
+
+    result = error_result("tool_error", "cannot read /x/\udcff")
+    assert result.content == [{"type": "text", "text": "cannot read /x/\ufffd"}]

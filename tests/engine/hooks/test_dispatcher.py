@@ -195,3 +195,13 @@ def test_format_receipt():
                                     message="Turn t1 finished")) == "Hook agent/n Stop: continued · Turn t1 finished"
     assert format_receipt(HookEvent(id="agent/b", event="Stop", outcome="error", duration_ms=3,
                                     code="timeout")) == "Hook agent/b Stop: error · timeout"
+
+
+async def test_a_prompt_that_is_not_valid_unicode_still_reaches_the_gate(tmp_path, make_dispatcher):
+    # `raw-tui run $'\xff'` gives a prompt holding "\udcff" (surrogateescape from argv).
+    write_hook(tmp_path, "nope", "req = json.load(sys.stdin)\n"
+               "print(json.dumps({'decision': 'deny' if 'secret' in req['input'] else 'continue'}))",
+               events=["UserPromptSubmit"])
+    hooks = make_dispatcher(["agent/nope"])
+    denied = await hooks.user_prompt_submit("the secret \udcff", "t1", asyncio.Event())
+    assert (denied.allowed, denied.code) == (False, "hook_denied")

@@ -181,3 +181,14 @@ def test_post_effects_predicate_on_tool_without_effects_is_a_config_error(tmp_pa
 def test_binding_uses_the_tools_given(tmp_path):
     tools = {"mcp/x/y": Tool("mcp/x/y", input_schema={"type": "object", "properties": {"q": {"type": "string"}}})}
     load_manifest(tmp_path, when(any="q"), tools=tools).close()
+
+
+def test_a_lone_surrogate_is_a_config_error_with_its_path(tmp_path):
+    folder = tmp_path / "hooks" / "h"
+    folder.mkdir(parents=True)
+    (folder / "hook.json").write_text(
+        '{"protocol_version": 2, "name": "h", "events": [{"name": "Stop"}],'
+        ' "command": "python3", "args": ["\\udcff"]}')
+    with pytest.raises(ConfigError) as info:
+        load(tmp_path, ["agent/h"])
+    assert info.value.path == "args[0]" and "lone surrogate" in info.value.detail

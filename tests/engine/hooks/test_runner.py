@@ -258,3 +258,14 @@ async def test_dot_args_resolve_inside_the_snapshot(tmp_path):
     finally:
         hookset.close()
     assert result.message == "conf:plain"
+
+
+async def test_a_duplicate_key_in_the_response_is_invalid_output(tmp_path):
+    # Parsers disagree on which duplicate wins: on a gate the answer must not be a guess.
+    result = await run(tmp_path, "sys.stdout.write('{\"decision\": \"deny\", \"decision\": \"continue\"}')")
+    assert (result.outcome, result.code) == ("error", "invalid_output")
+
+
+async def test_a_lone_surrogate_in_the_response_is_invalid_output(tmp_path):
+    result = await run(tmp_path, "sys.stdout.write('{\"message\": \"\\\\ud800\"}')", gate=False)
+    assert (result.outcome, result.code) == ("error", "invalid_output")

@@ -199,13 +199,17 @@ def test_inline_flags_and_unicode():
     assert uni.matches({"s": "→ café"})
 
 
-def test_lone_surrogate_is_no_match_not_a_crash():
-    p = pred(any_="s", regex="x", source="arguments")
-    assert p.matches({"s": "x\ud800"}) is False
+def test_lone_surrogate_does_not_hide_the_rest_of_the_text():
+    # Dispatch rejects such arguments; a predicate must still never miss because of one.
+    p = pred(any_="s", regex="rm -rf", source="arguments")
+    assert p.matches({"s": "rm -rf /\udcff"}) is True
+    assert p.matches({"s": "\ud800rm -rf"}) is True
+    assert p.matches({"s": "\ud800"}) is False
     q = pred(any_="s[*]", regex="x", source="arguments")
     assert q.matches({"s": ["x", "\ud800"]}) is True
-    assert q.matches({"s": ["\ud800", "x"]}) is True  # the bad string alone is skipped
-    assert q.matches({"s": ["\ud800x", "y"]}) is False
+    assert q.matches({"s": ["\ud800", "x"]}) is True
+    assert q.matches({"s": ["\ud800x", "y"]}) is True
+    assert q.matches({"s": ["\ud800", "y"]}) is False
 
 
 def test_catastrophic_pattern_runs_in_linear_time():
