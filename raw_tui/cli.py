@@ -99,9 +99,13 @@ def main(argv: list[str] | None = None) -> int:
             from .ui.serve import cmd_serve
 
             return cmd_serve(args)
-        from .ui.app import cmd_ui
+        from .ui.typeahead import keep_typeahead  # no textual: keys typed while the UI
+        # loads keep Enter as Enter instead of turning into newlines
 
-        return cmd_ui(args)
+        with keep_typeahead():
+            from .ui.app import cmd_ui
+
+            return cmd_ui(args)
     except ConfigError as err:
         print(f"raw-tui: config error: {err.line()}", file=sys.stderr)
         return EXIT_CONFIG

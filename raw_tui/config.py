@@ -7,6 +7,7 @@ file and the JSON path; commands exit 2 on it.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,8 @@ class _Strict(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
 
 
 class ModelConfig(_Strict):
+    """A `models.<alias>` entry. Its repr never shows `api_key`."""
+
     method: Literal["openai-chat-completions", "anthropic-messages", "scripted"]
     model_id: str | None = None
     base_url: str | None = None
@@ -37,6 +40,13 @@ class ModelConfig(_Strict):
     script: str | None = None
     request_timeout_ms: int = 120000
     max_tokens: int | None = None
+
+    def __repr__(self) -> str:
+        fields = {f: getattr(self, f) for f in self.__struct_fields__
+                  if getattr(self, f) is not None}
+        if "api_key" in fields:
+            fields["api_key"] = "(set)"
+        return "ModelConfig(" + ", ".join(f"{k}={v!r}" for k, v in fields.items()) + ")"
 
 
 class ToolsConfig(_Strict):
@@ -68,6 +78,7 @@ class UiConfig(_Strict):
     keymap: dict[str, str] = msgspec.field(default_factory=dict)
     cursor_blink: bool = False
     animations: bool = False
+    max_chat_items: int = 100  # chat rows kept on screen; older ones stay readable (Ctrl+O)
 
 
 class RawConfig(_Strict):
@@ -176,7 +187,8 @@ def _prepare_demo(models: dict[str, ModelConfig]) -> None:
         if model.method == "scripted" and model.script:
             text = (DEMO_DIR / model.script).read_text(encoding="utf-8")
             script = scratch / Path(model.script).name
-            script.write_text(text.replace("{{scratch}}", str(scratch)), encoding="utf-8")
+            inside_json = json.dumps(str(scratch))[1:-1]  # the script is JSON lines
+            script.write_text(text.replace("{{scratch}}", inside_json), encoding="utf-8")
             models[alias] = msgspec.structs.replace(model, script=str(script))
 
 

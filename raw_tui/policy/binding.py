@@ -134,7 +134,7 @@ def check_binding(
     Raises ConfigError naming the path (hence the rule or subscription) and the tool.
     """
     identity = tool.identity
-    sources = tuple(getattr(tool, "condition_sources", None) or ("arguments",))
+    sources = tuple(getattr(tool, "condition_sources", ("arguments",)))
     if predicate.source not in sources:
         listed = ", ".join(f'"{s}"' for s in sources)
         raise ConfigError(

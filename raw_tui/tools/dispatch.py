@@ -305,8 +305,8 @@ class Dispatcher:
                 if inspect.isawaitable(value):
                     value = await self._until_cancelled(call, value)
                 result = normalize(value)
-            except Stop:
-                raise
+            except Stop as stop:  # cancelled while it ran: it ran, and failed
+                result = error_result(stop.code, stop.message)
             except Exception as err:
                 code = getattr(err, "code", None)
                 result = error_result(code if isinstance(code, str) else E.TOOL_ERROR,

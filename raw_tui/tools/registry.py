@@ -67,11 +67,16 @@ class ToolSpec:
             assert spec and spec.loader
             module = importlib.util.module_from_spec(spec)
             sys.modules[mod_name] = module
+            # no __pycache__ written into the tool folder: running a tool writes nothing
+            # beside it (the demo writes only into its scratch directory)
+            saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True
             try:
                 spec.loader.exec_module(module)
             except BaseException:
                 sys.modules.pop(mod_name, None)
                 raise
+            finally:
+                sys.dont_write_bytecode = saved
             self._module = module
         return self._module
 

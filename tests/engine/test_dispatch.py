@@ -166,13 +166,23 @@ async def test_panel_blocks_never_reach_the_result(agent, tmp_path):
 
 
 async def test_cancel_during_handler(agent, tmp_path):
+    """The handler ran and was cancelled: a failed call, so PostToolUseFailure hooks hear it."""
+    post = []
+
+    class Hooks(NoHooks):
+        async def post_tool_use(self, call, result, cancel):
+            post.append((call.identity, result["isError"], result.get("code"), cancel.is_set()))
+            return []
+
     cancel = asyncio.Event()
-    d, events = make(agent, tmp_path)
+    d, events = make(agent, tmp_path, hooks=Hooks())
     task = asyncio.create_task(d.dispatch("slow", {"text": "a"}, call_id="c1", cancel=cancel))
     await asyncio.sleep(0.05)
     cancel.set()
     report = await asyncio.wait_for(task, 5)
     assert report.code == "cancelled" and report.stage == "handler"
+    assert post == [("agent/slow", True, "cancelled", True)]
+    assert events[-1].code == "cancelled"
 
 
 async def test_denied_tool_is_left_out_of_the_model_list(agent):

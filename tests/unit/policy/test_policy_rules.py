@@ -192,10 +192,18 @@ def test_source_not_in_condition_sources():
 
 
 def test_default_condition_sources_is_arguments():
-    tools = {"local/x": Tool("local/x", BASH_INPUT, condition_sources=())}
+    tools = {"local/x": Tool("local/x", BASH_INPUT)}
     parse([{"match": "*", "effect": "ask", "when": {"source": "arguments", "any": "command", "regex": "x"}}]).bind(tools, where=WHERE)
     with pytest.raises(ConfigError):
         parse([{"match": "*", "effect": "ask", "when": {"source": "effects", "any": "command", "regex": "x"}}]).bind(tools, where=WHERE)
+
+
+def test_an_empty_condition_sources_lets_no_predicate_inspect_the_tool():
+    """The source must be one the tool declares: `[]` declares none (it is not the default)."""
+    tools = {"local/x": Tool("local/x", BASH_INPUT, condition_sources=())}
+    with pytest.raises(ConfigError) as info:
+        parse([{"match": "*", "effect": "ask", "when": {"source": "arguments", "any": "command", "regex": "x"}}]).bind(tools, where=WHERE)
+    assert "condition_sources: []" in info.value.detail
 
 
 def test_rule_covering_no_tool_binds():
