@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
+
 from .. import bus as ev
 from ..paths import state_home
 
@@ -118,9 +120,18 @@ class HistoryStore:
         return [SessionRow(*row) for row in self.db.execute(query, params)]
 
     def events(self, session_id: str) -> list[ev.Event]:
-        rows = self.db.execute("SELECT data FROM events WHERE session_id = ? ORDER BY seq",
+        """The stored events, in order. One that no longer decodes (written by another
+        version) is replaced by a warning notice, so a resume never fails on it."""
+        rows = self.db.execute("SELECT seq, data FROM events WHERE session_id = ? ORDER BY seq",
                                (session_id,))
-        return [ev.decode(data) for (data,) in rows]
+        out: list[ev.Event] = []
+        for seq, data in rows:
+            try:
+                out.append(ev.decode(data))
+            except msgspec.DecodeError as err:
+                out.append(ev.Notice(level="warning",
+                                     message=f"stored event {seq} skipped: {err}"))
+        return out
 
     def raw_events(self, session_id: str) -> list[bytes]:
         rows = self.db.execute("SELECT data FROM events WHERE session_id = ? ORDER BY seq",

@@ -301,9 +301,16 @@ class Dispatcher:
         call_panels = ctx.panels
         try:
             try:
-                value = tool.module().handler(call.arguments, ctx)
-                if inspect.isawaitable(value):
-                    value = await self._until_cancelled(call, value)
+                handler = tool.module().handler
+                if inspect.iscoroutinefunction(handler):
+                    value = await self._until_cancelled(call, handler(call.arguments, ctx))
+                else:
+                    # a plain handler runs in a worker thread, so a slow one never freezes
+                    # the UI; it cannot be interrupted (it may watch ctx.cancelled), so it
+                    # is awaited to its end and its real outcome reported
+                    value = await asyncio.to_thread(handler, call.arguments, ctx)
+                    if inspect.isawaitable(value):
+                        value = await self._until_cancelled(call, value)
                 result = normalize(value)
             except Stop as stop:  # cancelled while it ran: it ran, and failed
                 result = error_result(stop.code, stop.message)

@@ -298,3 +298,31 @@ async def test_a_handler_error_quoting_a_lone_surrogate_can_be_stored(agent, tmp
 
     result = error_result("tool_error", "cannot read /x/\udcff")
     assert result.content == [{"type": "text", "text": "cannot read /x/\ufffd"}]
+
+
+async def test_a_slow_plain_handler_does_not_freeze_the_event_loop(tmp_path):
+    from tests.helpers import write_config, write_tool
+
+    cfg = tmp_path / "cfg2"
+    write_tool(cfg, "sleepy", '''
+        import time
+        def handler(args, ctx):
+            time.sleep(0.3)
+            return "slept"
+    ''')
+    write_config(cfg, {"tools": {"use": ["agent/sleepy"]}})
+    agent = load_config(str(cfg / "raw.json"), cwd=tmp_path).agent()
+    d, _ = make(agent, tmp_path)
+    ticks = 0
+
+    async def ticker():
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    task = asyncio.create_task(ticker())
+    report = await d.dispatch("sleepy", {}, call_id="c1")
+    task.cancel()
+    assert report.result.content == [{"type": "text", "text": "slept"}]
+    assert ticks >= 10  # the loop kept running (a UI stays responsive)

@@ -188,3 +188,19 @@ def test_a_history_cut_off_mid_call_still_answers_every_call():
     assert answered_calls(messages)
     assert [m.role for m in messages] == ["user", "assistant", "tool", "tool", "user"]
     assert messages[3].is_error and messages[3].tool_call_id == "c2"
+
+
+def test_a_stored_event_that_no_longer_decodes_is_skipped_with_a_notice(tmp_path):
+    from raw_tui import bus as ev
+    from raw_tui.session.store import HistoryStore
+
+    store = HistoryStore(tmp_path / "h.sqlite3")
+    store.create("s1", cwd="/w", agent="a", model="m", config="c")
+    store.append("s1", ev.UserMessage(text="hello", turn_id="t1"))
+    store.db.execute("INSERT INTO events (session_id, seq, type, data) VALUES (?, ?, ?, ?)",
+                     ("s1", 2, "future_event", b'{"type":"future_event","x":1}'))
+    later = HistoryStore(tmp_path / "h.sqlite3")  # a later attachment appends after it
+    later.append("s1", ev.RunEnd(status="completed", turn_id="t1"))
+    events = later.events("s1")
+    assert [type(e).__name__ for e in events] == ["UserMessage", "Notice", "RunEnd"]
+    assert "stored event 2 skipped" in events[1].message
