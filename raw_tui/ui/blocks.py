@@ -14,6 +14,7 @@ from rich.measure import Measurement
 from rich.text import Text
 
 from ..panels.blocks import KINDS
+from ..panels.blocks.key_value import show as show_value
 from ..panels.textfmt import UNICODE
 from . import mermaid
 
@@ -92,14 +93,6 @@ def _num(value: Any) -> str:
     return str(value)
 
 
-def _show(value: Any) -> str:
-    if value is None:
-        return "—"
-    if value is True or value is False:
-        return "yes" if value else "no"
-    return str(value)
-
-
 def key_value_rows(block: dict) -> list[Row]:
     items = block.get("items") or []
     room = min(max((len(str(i.get("key", ""))) for i in items), default=0), 24)
@@ -107,7 +100,7 @@ def key_value_rows(block: dict) -> list[Row]:
     for item in items:
         key = str(item.get("key", ""))
         line = Text(key[:room].ljust(room), style="bold")
-        line.append("  " + _show(item.get("value")).replace("\n", " "))
+        line.append("  " + show_value(item.get("value")).replace("\n", " "))
         rows.append((key, line))
     return rows
 
