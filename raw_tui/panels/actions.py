@@ -162,7 +162,8 @@ async def run_panel_action(session: Any, command: Any) -> Any:
 
         async def dispatch(arguments: Any, *, source: str) -> Any:
             report = await session.dispatcher.dispatch(
-                owner, arguments, call_id=f"ua_{uuid.uuid4().hex[:12]}", source=source)
+                owner, arguments, call_id=f"ua_{uuid.uuid4().hex[:12]}", source=source,
+                cancel=getattr(session, "actions_cancel", None))
             return report.result
 
         outcome = await run_tool_action(action, target, title=title, owner=owner,

@@ -82,6 +82,7 @@ class Session:
         self.last_usage: Usage | None = None
         self._turn_task: asyncio.Task | None = None
         self._cancel = asyncio.Event()
+        self.actions_cancel = asyncio.Event()  # set at close: stops panel tool actions
         self._closed = False
         if store is not None:
             if not self.resumed:
@@ -115,6 +116,7 @@ class Session:
             return
         self._closed = True
         self.interactions.close()  # first: a form left pending is interrupted, not cancelled
+        self.actions_cancel.set()  # panel tool actions still running are cancelled
         if self._turn_task is not None and not self._turn_task.done():
             self.cancel()
             done, _ = await asyncio.wait({self._turn_task}, timeout=CLOSE_GRACE_S)
