@@ -180,6 +180,18 @@ async def test_tool_action_with_an_ask_rule_still_asks(tmp_path):
     assert h.session.panels.get("agent/plan#plan")[0] == 1  # the handler did not run
 
 
+async def test_closing_the_session_cancels_a_tool_action_still_waiting(tmp_path):
+    h = make_session(tmp_path, [{"tool_calls": [DRAW]}, {"text": "drawn"}],
+                     config=plan_config(tmp_path, ASK_ON_REDRAW), interactive=True)
+    await h.session.run_turn("draw")
+    action = asyncio.create_task(
+        h.session.handle(cmd.PanelAction(panel="agent/plan#plan", action="redraw")))
+    await h.wait_for(ev.ApprovalRequest)  # waits for an answer that never comes
+    await h.session.close()
+    reply = await asyncio.wait_for(action, 5)
+    assert not reply.ok and reply.code == "cancelled"
+
+
 async def test_tool_action_with_an_ask_rule_headless_is_approval_required(tmp_path):
     h = make_session(tmp_path, [{"tool_calls": [DRAW]}, {"text": "drawn"}],
                      config=plan_config(tmp_path, ASK_ON_REDRAW))
