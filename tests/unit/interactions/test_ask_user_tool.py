@@ -54,7 +54,7 @@ def test_manifest_and_document():
     document = checked_document(ASK.build_document(freeze(QUESTIONS)))
     fields = document["blocks"][0]["fields"]
     assert [(f["id"], f["kind"], f.get("required")) for f in fields] == [
-        ("lang", "single_select", False), ("lang_text", "text", False),
+        ("lang", "single_select", True), ("lang_text", "text", False),
         ("tools", "multi_select", True), ("why", "text", False)]
     assert document["title"] == "Setup"
 

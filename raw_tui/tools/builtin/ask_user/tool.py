@@ -63,11 +63,11 @@ def _fields(question: Any) -> list[dict[str, Any]]:
              "kind": "multi_select" if question.get("multi") else "single_select",
              "label": question["text"],
              "options": [{"id": o["id"], "label": o["label"]} for o in options],
-             "required": required and not question.get("free_text")}
+             "required": required}
     if not question.get("free_text"):
         return [field]
     return [field, {"id": f"{question['id']}{TEXT_SUFFIX}", "kind": "text",
-                    "label": "Or answer in your own words", "required": False}]
+                    "label": "In your own words (optional)", "required": False}]
 
 
 def _error(code: str, text: str) -> dict[str, Any]:
