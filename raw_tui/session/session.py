@@ -100,7 +100,8 @@ class Session:
         self.watcher = None
         self.dispatcher = Dispatcher(agent, bus=self.bus, cwd=cwd, hooks=self.hooks,
                                      approver=self.approver, panels=self.panels,
-                                     interactions=self.interactions.for_call)
+                                     interactions=self.interactions.for_call,
+                                     offload_plain_handlers=interactive)
 
     # attachment ------------------------------------------------------------------------
     async def open(self, *, watch: bool = False) -> None:

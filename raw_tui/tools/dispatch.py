@@ -137,7 +137,8 @@ class Dispatcher:
     def __init__(self, agent, *, bus: ev.Bus | None = None, cwd: str,
                  hooks: ToolHooks | None = None, approver: Approver | None = None,
                  panels: PanelHost | None = None,
-                 interactions: Callable[..., Any] | None = None) -> None:
+                 interactions: Callable[..., Any] | None = None,
+                 offload_plain_handlers: bool = False) -> None:
         self.agent = agent
         self.bus = bus or ev.Bus()
         self.cwd = cwd
@@ -147,6 +148,9 @@ class Dispatcher:
         # (call_id=, turn_id=, cancel=, owner=, declarations=) -> ctx.interactions
         self.interactions = interactions
         self.max_output_bytes = agent.config.max_output_bytes
+        # Under a UI, plain handlers run in a worker thread so a slow one never freezes it
+        # (a thread hop costs ~0.1 ms a call; headless runs keep them inline).
+        self.offload_plain_handlers = offload_plain_handlers
 
     async def dispatch(self, name: str, arguments: Any, *, call_id: str, source: str = "model",
                        turn_id: str | None = None, cancel: asyncio.Event | None = None,
@@ -302,15 +306,14 @@ class Dispatcher:
         try:
             try:
                 handler = tool.module().handler
-                if inspect.iscoroutinefunction(handler):
-                    value = await self._until_cancelled(call, handler(call.arguments, ctx))
-                else:
-                    # a plain handler runs in a worker thread, so a slow one never freezes
-                    # the UI; it cannot be interrupted (it may watch ctx.cancelled), so it
-                    # is awaited to its end and its real outcome reported
+                if self.offload_plain_handlers and not inspect.iscoroutinefunction(handler):
+                    # a plain handler cannot be interrupted (it may watch ctx.cancelled):
+                    # it is awaited to its end and its real outcome reported
                     value = await asyncio.to_thread(handler, call.arguments, ctx)
-                    if inspect.isawaitable(value):
-                        value = await self._until_cancelled(call, value)
+                else:
+                    value = handler(call.arguments, ctx)
+                if inspect.isawaitable(value):
+                    value = await self._until_cancelled(call, value)
                 result = normalize(value)
             except Stop as stop:  # cancelled while it ran: it ran, and failed
                 result = error_result(stop.code, stop.message)
