@@ -210,14 +210,8 @@ async def _call(agent, config, args, arguments):
         return await dispatcher.dispatch(args.tool, arguments, call_id="call_cli",
                                          dry_run=args.dry_run)
     finally:
-        close = getattr(hooks, "close", None)
-        if close:
-            await _maybe_await(close())
-
-
-async def _maybe_await(value):
-    if hasattr(value, "__await__"):
-        await value
+        if hooks is not None:
+            hooks.close()
 
 
 def _hook_dispatcher(agent, bus, cwd):

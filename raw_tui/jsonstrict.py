@@ -1,5 +1,6 @@
 """Strict JSON: no comments, no trailing commas, no NaN, no duplicate keys; errors name a line
-or a JSON path. Used for raw.json, tool.json and hook.json alike."""
+or a JSON path. Used for raw.json, tool.json and `call --args` (hook.json has its own
+reader in hooks/manifest.py, with the same rules)."""
 
 from __future__ import annotations
 

@@ -57,9 +57,9 @@ def make_receipt(hook_id: str, event: str, run: HookRun, turn_id: str | None) ->
         event=event,
         outcome=run.outcome,
         duration_ms=run.duration_ms,
-        message=run.message if run.message is not None else msgspec.UNSET,
-        code=run.code if run.code is not None else msgspec.UNSET,
-        turn_id=turn_id if turn_id is not None else msgspec.UNSET,
+        message=_opt(run.message),
+        code=_opt(run.code),
+        turn_id=_opt(turn_id),
     )
 
 
@@ -139,7 +139,7 @@ class HookDispatcher:
                 receipts.append(self._publish(HookEvent(
                     id=hook.id, event=event, outcome="error", duration_ms=0,
                     message=EFFECTS_UNAVAILABLE,
-                    turn_id=turn_id if turn_id is not None else msgspec.UNSET)))
+                    turn_id=_opt(turn_id))))
                 return GateOutcome(False, HOOK_ERROR, f"hook {hook.id}: {EFFECTS_UNAVAILABLE}", receipts)
             data = data if data is not None else encode_payload(build())
             run = await run_hook(hook, data, gate=True, cwd=self.cwd, cancel=cancel)

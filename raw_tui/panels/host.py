@@ -247,11 +247,7 @@ class CallPanels:
     def get(self, panel: str) -> tuple[int, Any]:
         """(last revision, frozen document); (0, None) before the first replace or once
         closed (the revision stays)."""
-        panel_id = self._resolve(panel)
-        record = self.host._record(full_id(self.owner, panel_id))
-        if record is None:
-            return 0, None
-        return record.revision, freeze(record.document)
+        return self.host.get(full_id(self.owner, self._resolve(panel)))
 
     # the result ----------------------------------------------------------------------
 

@@ -8,22 +8,10 @@ tool results hold the confirmation and rejection lines only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-import msgspec
 
 from .. import bus as ev
 from ..models.base import Message, ToolCallRequest, assistant_message, tool_message, user_message
-
-
-def result_text(content: list[Any]) -> str:
-    parts = []
-    for block in content:
-        if block.get("type") == "text":
-            parts.append(block.get("text", ""))
-        elif block.get("type") == "json":
-            parts.append(msgspec.json.encode(block.get("value")).decode())
-    return "\n".join(parts)
+from ..tools.result import content_text
 
 
 def user_text(text: str, notes: list[str] | None) -> str:
@@ -87,7 +75,7 @@ class Conversation:
                 current.tool_calls.append(ToolCallRequest(id=event.call_id, name=event.name,
                                                           arguments=args, raw_arguments=raw))
             elif isinstance(event, ev.ToolResultEvent) and turn is not None:
-                conv.add(turn, tool_message(event.call_id, result_text(event.content),
+                conv.add(turn, tool_message(event.call_id, content_text(event.content),
                                             is_error=event.isError))
             elif isinstance(event, ev.Compaction):
                 reminder = event.reminder if isinstance(event.reminder, str) else None

@@ -127,9 +127,9 @@ class Session:
         self.state = "closing"
         self._publish_state()
         if self.watcher is not None:
-            await _maybe_await(self.watcher.stop())
+            await self.watcher.stop()
         await self.hooks.session_end()
-        self.hooks.hookset.close()
+        self.hooks.close()
 
     # commands ---------------------------------------------------------------------------
     async def handle(self, command: cmd.Command) -> cmd.Reply:
@@ -422,11 +422,6 @@ def _opt(**fields: Any) -> dict[str, Any]:
 
 def _run_dict(outcome: TurnOutcome) -> dict[str, Any]:
     return {"status": outcome.status, **_opt(code=outcome.code, message=outcome.message)}
-
-
-async def _maybe_await(value: Any) -> None:
-    if asyncio.iscoroutine(value):
-        await value
 
 
 def _model_spec(agent):

@@ -29,7 +29,7 @@ from ..approval import ApprovalRequest, Approver
 from ..cancel import Cancelled, unless_cancelled
 from ..contract.schema import first_error
 from ..frozen import freeze
-from ..jsonstrict import lone_surrogate_at, without_lone_surrogates
+from ..jsonstrict import lone_surrogate_at, printable_path, without_lone_surrogates
 from .context import ToolContext
 from .ports import CallInfo, NoHooks, PanelHost, ToolHooks
 from .registry import ToolSpec
@@ -46,8 +46,7 @@ def _not_unicode(args: Any) -> str | None:
     where = lone_surrogate_at(args)
     if where is None:
         return None
-    path = "".join(f"[{k}]" if isinstance(k, int) else
-                   "." + k.encode("utf-8", "backslashreplace").decode("utf-8") for k in where)
+    path = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in printable_path(where))
     return f"${path}: not valid Unicode (lone surrogate)"
 
 

@@ -19,17 +19,21 @@ class ToolResult(msgspec.Struct, omit_defaults=True):
     truncated: bool = False
 
     def text(self) -> str:
-        """The text a person or a model reads: text blocks as they are, json blocks encoded."""
-        parts = []
-        for block in self.content:
-            if block.get("type") == "text":
-                parts.append(block.get("text", ""))
-            elif block.get("type") == "json":
-                parts.append(msgspec.json.encode(block.get("value")).decode())
-        return "\n".join(parts)
+        return content_text(self.content)
 
     def to_dict(self) -> dict[str, Any]:
         return msgspec.to_builtins(self)
+
+
+def content_text(content: list[Any]) -> str:
+    """The text a person or a model reads: text blocks as they are, json blocks encoded."""
+    parts = []
+    for block in content:
+        if block.get("type") == "text":
+            parts.append(block.get("text", ""))
+        elif block.get("type") == "json":
+            parts.append(msgspec.json.encode(block.get("value")).decode())
+    return "\n".join(parts)
 
 
 def text_block(text: str) -> dict[str, Any]:
