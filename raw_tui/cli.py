@@ -124,6 +124,8 @@ def load(args) -> Any:
 def cmd_config_list(args) -> int:
     config = load(args)
     listing = config_listing(config)
+    for warning in config_warnings(config):
+        print(f"raw-tui: warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(listing, indent=2))
         return EXIT_OK
@@ -144,6 +146,15 @@ def cmd_config_list(args) -> int:
             events = ", ".join(hook["events"])
             print(f"  hook {hook['id']}: {events}")
     return EXIT_OK
+
+
+def config_warnings(config) -> list[str]:
+    """What loads but deserves a word (once per tool), such as an unknown panel icon."""
+    seen: dict[str, None] = {}
+    for agent in config.agents.values():
+        for tool in agent.tools.tools:
+            seen.update(dict.fromkeys(tool.warnings))
+    return list(seen)
 
 
 def config_listing(config) -> dict[str, Any]:

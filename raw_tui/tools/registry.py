@@ -33,6 +33,7 @@ class ToolSpec:
     effects_validator: Any | None
     declarations: list[Any] = field(default_factory=list)
     has_validate_args: bool = False
+    warnings: list[str] = field(default_factory=list)  # e.g. an unknown panel icon
     _module: ModuleType | None = None
 
     @property
@@ -134,13 +135,16 @@ def load_tool(identity: str, folder: Path) -> ToolSpec:
         effects_validator = build_validator(manifest.effects_schema, where=["effects_schema"],
                                             file=file)
     declarations: list[Any] = []
+    warnings: list[str] = []
     if manifest.panels:
         from ..panels.declaration import parse_declarations
 
-        declarations = parse_declarations(manifest.panels, where=["panels"], file=file)
+        declarations = parse_declarations(manifest.panels, where=["panels"], file=file,
+                                          warnings=warnings)
     return ToolSpec(identity=identity, folder=folder, manifest=manifest, entry=entry,
                     validator=validator, effects_validator=effects_validator,
-                    declarations=declarations, has_validate_args="validate_args" in names)
+                    declarations=declarations, has_validate_args="validate_args" in names,
+                    warnings=warnings)
 
 
 class ToolCache:

@@ -183,3 +183,17 @@ def test_call_args_are_strict_json(cfg, text, detail):
     proc = raw_tui("--config", str(cfg / "raw.json"), "call", "noop", "--args", text)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("raw-tui: --args is not JSON: ") and detail in proc.stderr
+
+
+def test_an_unknown_panel_icon_falls_back_with_one_warning(tmp_path):
+    from tests.helpers import write_tool
+
+    cfg = tmp_path / "cfg"
+    write_tool(cfg, "paneled", "def handler(args, ctx):\n    return 'ok'\n",
+               panels=[{"id": "p", "title": "P", "icon": "unicorn"}])
+    write_config(cfg, {"tools": {"use": ["agent/paneled"]}})
+    proc = raw_tui("--config", str(cfg / "raw.json"), "config", "list")
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1
+    assert "panels[0].icon: unknown icon 'unicorn'; using 'panel'" in warnings[0]
