@@ -149,6 +149,16 @@ class Compaction(Event, tag="compaction"):
     reminder: str | msgspec.UnsetType = _UNSET
 
 
+class TokenUsage(Event, tag="usage"):
+    """What one model request cost, as the provider reported it (none for the scripted
+    model): `input_tokens` is the context the model saw; `context_window_tokens` is the
+    model entry's window when the config names one."""
+
+    input_tokens: int
+    output_tokens: int
+    context_window_tokens: int | msgspec.UnsetType = _UNSET
+
+
 class Notice(Event, tag="notice"):
     level: Literal["info", "warning", "error"]
     message: str
@@ -158,6 +168,7 @@ AnyEvent = Union[
     SessionStart, HookEvent, UserMessage, AssistantDelta, AssistantText, ToolCall,
     ApprovalRequest, ApprovalDecision, ToolResultEvent, PanelReceipt, InteractionRequest,
     InteractionSettled, RunEnd, PanelState, HooksReload, TurnState, Compaction, Notice,
+    TokenUsage,
 ]
 
 _encoder = msgspec.json.Encoder()

@@ -40,6 +40,7 @@ class ModelConfig(_Strict):
     script: str | None = None
     request_timeout_ms: int = 120000
     max_tokens: int | None = None
+    tool_choice: Literal["auto", "required", "none"] | None = None  # None: not sent
 
     def __repr__(self) -> str:
         fields = {f: getattr(self, f) for f in self.__struct_fields__

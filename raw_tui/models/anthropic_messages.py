@@ -38,6 +38,10 @@ API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
 
 
+# the model entry's `tool_choice` in Anthropic's words
+ANTHROPIC_TOOL_CHOICE = {"auto": "auto", "required": "any", "none": "none"}
+
+
 class AnthropicMessagesModel(HttpModel):
     name = METHOD_ANTHROPIC
     default_base_url = DEFAULT_BASE_URL
@@ -63,6 +67,8 @@ class AnthropicMessagesModel(HttpModel):
             body["system"] = system_text
         if tools:
             body["tools"] = [to_anthropic_tool(tool) for tool in tools]
+            if self.tool_choice:
+                body["tool_choice"] = {"type": ANTHROPIC_TOOL_CHOICE[self.tool_choice]}
         return body
 
     async def stream(

@@ -157,6 +157,7 @@ class ModelSpec:
     request_timeout_ms: int = DEFAULT_REQUEST_TIMEOUT_MS
     context_window_tokens: int | None = None
     max_tokens: int | None = None  # anthropic-messages: default 4096; openai: not sent
+    tool_choice: str | None = None  # auto | required | none; None: not sent (the server's default)
     provider: str | None = None
     alias: str | None = None  # for error paths: models.<alias>.<key>
 

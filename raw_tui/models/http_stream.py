@@ -186,13 +186,14 @@ class HttpModel:
     def __init__(self, model_id: str, *, base_url: str | None = None,
                  api_key: str | None = None, api_key_env: str | None = None,
                  request_timeout_ms: int = DEFAULT_REQUEST_TIMEOUT_MS,
-                 max_tokens: int | None = None) -> None:
+                 max_tokens: int | None = None, tool_choice: str | None = None) -> None:
         self.model_id = model_id
         self.base_url = (base_url or self.default_base_url).rstrip("/")
         self._api_key = api_key
         self.api_key_env = api_key_env
         self.request_timeout_ms = request_timeout_ms
         self.max_tokens = max_tokens if max_tokens is not None else self.default_max_tokens
+        self.tool_choice = tool_choice
 
     def __repr__(self) -> str:  # never the key
         return f"{type(self).__name__}(model_id={self.model_id!r}, base_url={self.base_url!r})"
@@ -210,4 +211,5 @@ class HttpModel:
             api_key_env=spec_value(spec, "api_key_env"),
             request_timeout_ms=spec_value(spec, "request_timeout_ms", DEFAULT_REQUEST_TIMEOUT_MS),
             max_tokens=spec_value(spec, "max_tokens"),
+            tool_choice=spec_value(spec, "tool_choice"),
         )

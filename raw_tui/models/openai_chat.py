@@ -71,6 +71,8 @@ class OpenAIChatModel(HttpModel):
         }
         if tools:
             body["tools"] = [to_openai_tool(tool) for tool in tools]
+            if self.tool_choice:
+                body["tool_choice"] = self.tool_choice
         if self.max_tokens:
             body["max_tokens"] = self.max_tokens
         return body

@@ -19,8 +19,9 @@ from typing import Any
 from .. import bus as ev
 from .. import commands as cmd
 from .. import errors as E
-from ..models.base import (Message, ModelError, TextDelta, ToolCallRequest, ToolDefinition,
-                           Usage, assistant_message, make_provider, tool_message, user_message)
+from ..models.base import (STOP_MAX_TOKENS, Done, Message, ModelError, TextDelta,
+                           ToolCallRequest, ToolDefinition, Usage, assistant_message,
+                           make_provider, tool_message, user_message)
 from ..cancel import Cancelled, unless_cancelled
 from ..tools.dispatch import Dispatcher
 from .approver import BusApprover
@@ -29,6 +30,9 @@ from .prompt import system_prompt
 
 DEFAULT_KEEP_TURNS = 2
 CLOSE_GRACE_S = 10  # how long close() waits for a cancelled turn before stopping it
+
+TRUNCATED = "truncated"  # run_end code of a turn whose last reply hit the output limit
+TRUNCATED_TEXT = "the model's reply was cut at its output limit (max_tokens)"
 
 COMPACT_INSTRUCTION = (
     "Summarise the conversation so far for your own later use: the task, what was done, "
@@ -80,6 +84,7 @@ class Session:
         self.turn_id: str | None = None  # the running turn's id
         self.notes: list[str] = []
         self.last_usage: Usage | None = None
+        self.last_stop_reason: str | None = None  # the last model reply's normalised stop
         self._turn_task: asyncio.Task | None = None
         self._cancel = asyncio.Event()
         self.actions_cancel = asyncio.Event()  # set at close: stops panel tool actions
@@ -259,6 +264,8 @@ class Session:
             reply_text, calls = await self._model_request(turn_id)
             self.conversation.add(turn_id, assistant_message(reply_text, calls))
             if not calls:
+                if self.last_stop_reason == STOP_MAX_TOKENS:
+                    return TurnOutcome("completed", TRUNCATED, TRUNCATED_TEXT)
                 return TurnOutcome("completed")
             stop = await self._run_calls(turn_id, calls)
             if stop is not None:
@@ -272,12 +279,26 @@ class Session:
         text, calls = await self._stream(turn_id, self.conversation.messages(),
                                          self._tool_definitions())
         self.bus.publish(ev.AssistantText(text=text, turn_id=turn_id))
+        self._publish_usage(turn_id)
+        if self.last_stop_reason == STOP_MAX_TOKENS:
+            self.bus.publish(ev.Notice(level="warning", message=TRUNCATED_TEXT, turn_id=turn_id))
         return text, calls
+
+    def _publish_usage(self, turn_id: str) -> None:
+        """A `usage` event for the request just made, when the provider reported one."""
+        usage = self.last_usage
+        if usage is None:
+            return
+        window = self.agent.model.context_window_tokens
+        self.bus.publish(ev.TokenUsage(input_tokens=usage.input_tokens,
+                                       output_tokens=usage.output_tokens,
+                                       **_opt(context_window_tokens=window), turn_id=turn_id))
 
     async def _stream(self, turn_id: str | None, messages: list[Message],
                       tools: list[ToolDefinition], *, publish: bool = True):
         parts: list[str] = []
         calls: list[ToolCallRequest] = []
+        self.last_stop_reason = None
 
         async def consume() -> None:
             async for item in self.provider.stream(messages, tools,
@@ -290,6 +311,8 @@ class Session:
                     calls.append(item)
                 elif isinstance(item, Usage):
                     self.last_usage = item
+                elif isinstance(item, Done):
+                    self.last_stop_reason = item.stop_reason
 
         await self._unless_cancelled(consume())
         return "".join(parts), calls
@@ -432,7 +455,7 @@ def _model_spec(agent):
                      api_key_env=m.api_key_env, api_key=m.api_key, script=m.script,
                      request_timeout_ms=m.request_timeout_ms,
                      context_window_tokens=m.context_window_tokens, max_tokens=m.max_tokens,
-                     provider=m.provider, alias=agent.model_alias)
+                     tool_choice=m.tool_choice, provider=m.provider, alias=agent.model_alias)
 
 
 def _hook_dispatcher(agent, bus, cwd, session_id):

@@ -88,10 +88,11 @@ def server():
         yield srv
 
 
-def setup(tmp_path, wire: Wire, server: ProtocolServer, *, timeout_ms: int = 20000):
+def setup(tmp_path, wire: Wire, server: ProtocolServer, *, timeout_ms: int = 20000,
+          **model_keys: Any):
     cfg = tmp_path / "cfg"
     model = {"method": wire.method, "model_id": "test-model", "base_url": server.url,
-             "request_timeout_ms": timeout_ms}
+             "request_timeout_ms": timeout_ms, **model_keys}
     if wire.method == "openai-chat-completions":
         model["base_url"] = server.url + "/v1"
     write_config(cfg, {"tools": {"use": TOOLS, "rules": DENY_TODO}}, models={"m": model})
@@ -107,7 +108,8 @@ def run(cfg, work, prompt="go", *extra):
 
 
 def kinds(events):
-    return [e["type"] for e in events if e["type"] not in ("turn_state", "assistant_delta")]
+    return [e["type"] for e in events
+            if e["type"] not in ("turn_state", "assistant_delta", "usage")]
 
 
 def run_end(events):
@@ -238,3 +240,58 @@ def test_malformed_arguments_become_a_result_the_model_reads(tmp_path, wire, ser
     assert seen["call_x"] == results[0]["content"][0]["text"]
     assert seen["call_x"].startswith("invalid arguments")
     assert seen["call_y"] == "tool unavailable: nope"
+
+
+def test_a_reply_cut_by_max_tokens_is_reported_as_truncated(tmp_path, wire, server):
+    cfg, work = setup(tmp_path, wire, server, context_window_tokens=8192)
+    server.enqueue(wire.text("The answer is cut he", truncated=True, usage=(40, 7)))
+    proc, events = run(cfg, work)
+    assert proc.returncode == 0, proc.stderr
+    end = run_end(events)
+    assert (end["status"], end["code"]) == ("completed", "truncated")
+    assert "max_tokens" in end["message"]
+    notices = [e for e in events if e["type"] == "notice"]
+    assert [(n["level"], n["message"]) for n in notices] == [("warning", end["message"])]
+    usage = [e for e in events if e["type"] == "usage"]
+    assert [(u["input_tokens"], u["output_tokens"], u["context_window_tokens"])
+            for u in usage] == [(40, 7, 8192)]
+
+    server.enqueue(wire.text("The answer is cut he", truncated=True))
+    text = raw_tui("--config", str(cfg / "raw.json"), "--cwd", str(work), "run", "again")
+    assert text.returncode == 0
+    assert "[warning] the model's reply was cut at its output limit (max_tokens)" in text.stdout
+
+
+def test_a_complete_reply_is_not_truncated_and_reports_usage(tmp_path, wire, server):
+    cfg, work = setup(tmp_path, wire, server)
+    server.enqueue(wire.text("Fine.", usage=(30, 2)))
+    proc, events = run(cfg, work)
+    assert proc.returncode == 0, proc.stderr
+    assert "code" not in run_end(events)
+    assert not [e for e in events if e["type"] == "notice"]
+    assert [(u["input_tokens"], u["output_tokens"]) for u in events
+            if u["type"] == "usage"] == [(30, 2)]
+    assert "context_window_tokens" not in [u for u in events if u["type"] == "usage"][0]
+
+
+@pytest.mark.parametrize("choice", ["auto", "required", "none", None])
+def test_tool_choice_from_the_model_entry_is_sent(tmp_path, wire, server, choice):
+    keys = {} if choice is None else {"tool_choice": choice}
+    cfg, work = setup(tmp_path, wire, server, **keys)
+    server.enqueue(wire.text("ok"))
+    proc, _ = run(cfg, work)
+    assert proc.returncode == 0, proc.stderr
+    sent = server.requests[0].body.get("tool_choice")
+    if choice is None:
+        assert sent is None  # not sent: the server's default
+    elif wire.method == "anthropic-messages":
+        assert sent == {"type": {"auto": "auto", "required": "any", "none": "none"}[choice]}
+    else:
+        assert sent == choice
+
+
+def test_an_unknown_tool_choice_is_a_config_error(tmp_path, wire, server):
+    cfg, work = setup(tmp_path, wire, server, tool_choice="always")
+    proc, _ = run(cfg, work)
+    assert proc.returncode == 2
+    assert "models.m.tool_choice" in proc.stderr, proc.stderr

@@ -62,8 +62,11 @@ def ending(stop_reason: str, output_tokens: int) -> list[bytes]:
 PING = event("ping", {"type": "ping"})
 
 
-def text_reply(text: str, *, usage: tuple[int, int] = (12, 5), **kw: Any) -> Reply:
-    chunks = [message_start(usage[0]), PING, *text_block(0, text), *ending("end_turn", usage[1])]
+def text_reply(text: str, *, usage: tuple[int, int] = (12, 5), truncated: bool = False,
+               **kw: Any) -> Reply:
+    """A text answer; `truncated` ends it as a reply cut by max_tokens."""
+    stop = "max_tokens" if truncated else "end_turn"
+    chunks = [message_start(usage[0]), PING, *text_block(0, text), *ending(stop, usage[1])]
     return Reply(chunks=chunks, **kw)
 
 

@@ -61,9 +61,11 @@ def ending(finish_reason: str, usage: tuple[int, int] | None) -> list[bytes]:
     return out
 
 
-def text_reply(text: str, *, usage: tuple[int, int] | None = (12, 5), **kw: Any) -> Reply:
+def text_reply(text: str, *, usage: tuple[int, int] | None = (12, 5), truncated: bool = False,
+               **kw: Any) -> Reply:
+    """A text answer; `truncated` ends it as a reply cut by max_tokens (`length`)."""
     chunks = [sse(chunk({"role": "assistant", "content": ""}))] + text_chunks(text)
-    return Reply(chunks=chunks + ending("stop", usage), **kw)
+    return Reply(chunks=chunks + ending("length" if truncated else "stop", usage), **kw)
 
 
 def call_fragments(index: int, call: Call, size: int) -> list[dict[str, Any]]:
