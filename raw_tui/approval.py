@@ -20,6 +20,7 @@ class ApprovalRequest:
     signal: asyncio.Event = field(default_factory=asyncio.Event)  # set when the call is cancelled
     rule: int | None = None  # index in tools.rules of the rule that asked
     source: str = "model"
+    preview: Any = None  # the bus.ApprovalPreview also carried on the approval_request event
 
 
 class Approver(Protocol):

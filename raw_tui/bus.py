@@ -56,6 +56,28 @@ class ToolCall(Event, tag="tool_call"):
     effects: Any | msgspec.UnsetType = _UNSET
 
 
+class FilePreview(msgspec.Struct, omit_defaults=True):
+    """One file of an approval preview: what the call would leave there. `before`/`after` are
+    the whole texts when both are small enough to carry (else None; "" for a file that does not
+    exist before or after), `diff` a unified diff (bounded), `note` one line `no preview: ...`
+    when it cannot be computed, `symlinks` the prefixes of `path` that are symbolic links."""
+
+    path: str
+    operation: str
+    before: str | None = None
+    after: str | None = None
+    diff: str = ""
+    note: str = ""
+    symlinks: list[str] = []
+
+
+class ApprovalPreview(msgspec.Struct):
+    """What a call would change, computed by the engine (the tool's own `preview`) before it
+    asks; clients draw it and never read the user's files."""
+
+    files: list[FilePreview]
+
+
 class ApprovalRequest(Event, tag="approval_request"):
     call_id: str
     identity: str
@@ -63,6 +85,7 @@ class ApprovalRequest(Event, tag="approval_request"):
     arguments: Any
     effects: Any | msgspec.UnsetType = _UNSET
     rule: int | msgspec.UnsetType = _UNSET  # index of the rule in tools.rules that asked
+    preview: ApprovalPreview | msgspec.UnsetType = _UNSET  # raw-tui: see FilePreview
 
 
 class ApprovalDecision(Event, tag="approval_decision"):

@@ -30,6 +30,7 @@ from ..cancel import Cancelled, unless_cancelled
 from ..contract.schema import first_error
 from ..frozen import freeze
 from ..jsonstrict import lone_surrogate_at, printable_path, without_lone_surrogates
+from . import approval_preview
 from .context import ToolContext
 from .ports import CallInfo, NoHooks, PanelHost, ToolHooks
 from .registry import ToolSpec
@@ -150,6 +151,7 @@ class Dispatcher:
         # Under a UI, plain handlers run in a worker thread so a slow one never freezes it
         # (a thread hop costs ~0.1 ms a call; headless runs keep them inline).
         self.offload_plain_handlers = offload_plain_handlers
+        self.preview_deadline = approval_preview.DEADLINE_S
 
     async def dispatch(self, name: str, arguments: Any, *, call_id: str, source: str = "model",
                        turn_id: str | None = None, cancel: asyncio.Event | None = None,
@@ -275,14 +277,15 @@ class Dispatcher:
         report.approval_requested = True
         if self.approver is None:
             raise Stop("approval", E.APPROVAL_REQUIRED, f"approval required for {tool.name}")
+        preview = await self._preview(call)
         self.bus.publish(ev.ApprovalRequest(
             call_id=call.call_id, identity=tool.identity, name=tool.name,
             arguments=call.arguments, **self._effects_field(call), rule=report.rule_index,
-            **self._turn(call)))
+            **({"preview": preview} if preview is not None else {}), **self._turn(call)))
         request = ApprovalRequest(identity=tool.identity, name=tool.name,
                                   arguments=call.arguments, effects=call.effects,
                                   tool_call_id=call.call_id, signal=call.cancel,
-                                  rule=report.rule_index, source=call.source)
+                                  rule=report.rule_index, source=call.source, preview=preview)
         try:
             allow = await self._until_cancelled(call, self.approver.approve(request))
         except Stop:
@@ -295,6 +298,18 @@ class Dispatcher:
                                              **self._turn(call)))
         if not allow:
             raise Stop("approval", E.APPROVAL_DENIED, f"approval denied for {tool.name}")
+
+    async def _preview(self, call: _Call) -> ev.ApprovalPreview | None:
+        """What the call would change, for the one asked (approval_preview): the tool's
+        `preview` off the event loop within `preview_deadline`; without one, the effects'
+        files with their symlink warnings; None when there is nothing to show."""
+        tool = call.tool
+        preview = getattr(tool.module(), "preview", None) if tool.has_preview else None
+        if preview is None and not approval_preview.effect_files(call.effects):
+            return None
+        return await self._until_cancelled(call, approval_preview.run_preview(
+            preview, call.arguments, self._context(call, pure=True), call.effects,
+            deadline=self.preview_deadline))
 
     # 7 ------------------------------------------------------------------------------
     async def run_handler(self, call: _Call) -> None:

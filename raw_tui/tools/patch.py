@@ -246,6 +246,16 @@ def check_repeated(paths: list[str]) -> None:
         seen.add(path)
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines with their `\\n`, split on `\\n` only (the numbering read_file shows; never
+    `str.splitlines`, which also breaks at `\\r`, `\\f`, U+2028 ...)."""
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
 def lexical_abspath(path: str, cwd: str) -> str:
     """`path` made absolute against `cwd` and normalized without touching the filesystem:
     `.` and `..` folded, symbolic links not resolved, a leading `//` folded to `/`."""

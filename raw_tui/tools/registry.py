@@ -33,6 +33,7 @@ class ToolSpec:
     effects_validator: Any | None
     declarations: list[Any] = field(default_factory=list)
     has_validate_args: bool = False
+    has_preview: bool = False  # the entry defines `preview(args, ctx)` (run before asking)
     warnings: list[str] = field(default_factory=list)  # e.g. an unknown panel icon
     _module: ModuleType | None = None
 
@@ -144,6 +145,7 @@ def load_tool(identity: str, folder: Path) -> ToolSpec:
     return ToolSpec(identity=identity, folder=folder, manifest=manifest, entry=entry,
                     validator=validator, effects_validator=effects_validator,
                     declarations=declarations, has_validate_args="validate_args" in names,
+                    has_preview="preview" in names,
                     warnings=warnings)
 
 

@@ -22,6 +22,13 @@ The call is all-or-nothing as far as the filesystem allows: every new content is
 every check made (hashes, old_text, hunks, files to update or delete exist) before anything
 is written; then every file is written to a temp file beside it and fsynced, the temps are
 renamed into place, and deletions come last. A failure before the renames changes nothing.
+Every target must be a regular file or nothing: a directory, FIFO, device or socket is
+refused before it is read or written (raw_tui.tools.fsread); a file whose content the call
+needs is read only up to MAX_FILE_BYTES.
+
+Preview: `preview(args, ctx)` is `plan_call`, the one function whose result the handler
+writes, run with reads bounded to the approval preview's limit; it returns each file's text
+before and after (or a `no preview: ...` note) and raises what the handler would raise.
 
 Effects (`condition_sources: ["effects"]`): `{files: [{path, operation}]}`, at most 128; paths
 absolute and lexically normalized against `ctx.cwd` (symlinks not resolved), first-seen
@@ -37,13 +44,15 @@ from raw_tui.tools.strict import strict_error
 import hashlib
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from raw_tui.errors import CANCELLED, EFFECTS_ERROR, TOOL_ERROR, RawError
-from raw_tui.tools import fsatomic
+from raw_tui.tools import approval_preview, fsatomic, fsread
 from raw_tui.tools.patch import (AddFile, DeleteFile, PatchSyntaxError, apply_hunks,
-                                 check_repeated, lexical_abspath, parse_patch, targets)
+                                 check_repeated, lexical_abspath, parse_patch, split_lines,
+                                 targets)
 
+MAX_FILE_BYTES = 64 * 1024 * 1024  # the largest file whose content the handler reads
 MAX_OPERATIONS = 16
 MAX_EFFECTS = 128
 COMMON = {"mode", "path", "expected_sha256"}
@@ -163,55 +172,113 @@ def effect_pairs(args: Any, cwd: str) -> list[tuple[str, str]]:
     return [(lexical_abspath(op["path"], cwd), "write") for op in args["operations"]]
 
 
-# ---------------------------------------------------------------------------- handler
+# ---------------------------------------------------------------------------- planning
+
+Reader = Callable[[str], "bytes | None"]
+
+
+def read_for_edit(path: str) -> bytes | None:
+    """The handler's reads: regular files only, at most MAX_FILE_BYTES."""
+    return fsread.read_regular(path, MAX_FILE_BYTES)
+
+
+def read_for_preview(path: str) -> bytes | None:
+    """The preview's reads: regular files only, at most the preview's bound."""
+    return fsread.read_regular(path, approval_preview.MAX_READ_BYTES)
+
 
 @dataclass
 class Plan:
     """The files as the call leaves them, before anything is written: path -> new bytes, or
-    None for a deletion. `order` is first-touched order."""
+    None for a deletion. `order` is first-touched order; `originals` what was read from disk.
+    Every target is checked to be a regular file (or nothing) before it is planned."""
 
+    read_file: Reader
     state: dict[str, bytes | None] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
+    originals: dict[str, bytes | None] = field(default_factory=dict)
 
     def read(self, path: str) -> bytes | None:
         if path in self.state:
             return self.state[path]
-        return read_disk(path)
+        if path not in self.originals:
+            self.originals[path] = self.read_file(path)
+        return self.originals[path]
+
+    def exists(self, path: str) -> bool:
+        if path in self.state:
+            return self.state[path] is not None
+        if path in self.originals:
+            return self.originals[path] is not None
+        return fsread.regular_or_missing(path)
 
     def set(self, path: str, data: bytes | None) -> None:
         if path not in self.state:
+            self.exists(path)  # a directory, FIFO or device is refused before anything is written
             self.order.append(path)
         self.state[path] = data
 
 
-def read_disk(path: str) -> bytes | None:
-    if os.path.isdir(path):
-        raise RawError(TOOL_ERROR, f"{path} is a directory")
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-
-
-def handler(args: Any, ctx: Any) -> str:
-    plan = Plan()
+def plan_call(args: Any, cwd: str, read_file: Reader) -> Plan:
+    """Every file's new content, computed and checked without writing anything: what the
+    handler writes and what the preview shows (the same function for both)."""
+    plan = Plan(read_file)
     if "patch" in args:
-        plan_patch(plan, args["patch"], ctx.cwd)
+        plan_patch(plan, args["patch"], cwd)
     else:
         for op in args["operations"]:
-            plan_operation(plan, op, ctx.cwd)
+            plan_operation(plan, op, cwd)
+    return plan
+
+
+# ---------------------------------------------------------------------------- handler
+
+def handler(args: Any, ctx: Any) -> str:
+    plan = plan_call(args, ctx.cwd, read_for_edit)
     if ctx.cancelled.is_set():
         raise RawError(CANCELLED, "cancelled before writing")
     commit(plan)
     return summary(plan)
 
 
+# ---------------------------------------------------------------------------- preview
+
+def preview(args: Any, ctx: Any) -> dict[str, Any]:
+    """`{files: [{path, operation, before, after} | {path, operation, note}]}`: the plan the
+    handler would write (plan_call with bounded reads), file by file. Raises what the
+    handler would raise (the engine turns it into a note on every file)."""
+    plan = plan_call(args, ctx.cwd, read_for_preview)
+    operations: dict[str, str] = {}
+    for path, operation in effect_pairs(args, ctx.cwd):
+        operations.setdefault(path, operation)
+    return {"files": [file_preview(plan, path, operations.get(path, "write"))
+                      for path in plan.order]}
+
+
+def file_preview(plan: Plan, path: str, operation: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"path": path, "operation": operation}
+    try:
+        before = plan.originals[path] if path in plan.originals else read_for_preview(path)
+    except RawError as err:
+        return {**entry, "note": f"no preview: {err.message}"}
+    after = plan.state[path]
+    try:
+        entry["before"] = (before or b"").decode("utf-8")
+        entry["after"] = (after or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        return {**entry, "note": f"no preview: {path} is not UTF-8 text "
+                                 f"({len(before or b'')} bytes before, {len(after or b'')} after)"}
+    return entry
+
+
 def plan_operation(plan: Plan, op: Any, cwd: str) -> None:
     path = lexical_abspath(op["path"], cwd)
+    mode = op["mode"]
+    if mode == "overwrite" and op.get("expected_sha256") is None:
+        plan.set(path, op["content"].encode())  # the old content is not needed
+        return
     current = plan.read(path)
     check_hash(path, current, op.get("expected_sha256"))
-    mode = op["mode"]
     if mode == "overwrite":
         plan.set(path, op["content"].encode())
     elif mode == "append":
@@ -254,15 +321,6 @@ def replace_text(text: str, old: str, new: str, path: str) -> str:
     return text.replace(old, new, 1)
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines with their `\\n`, split on `\\n` only (the numbering read_file shows)."""
-    parts = text.split("\n")
-    lines = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
 def replace_lines(text: str, start: int, end: int, content: str, path: str) -> str:
     lines = split_lines(text)
     n = len(lines)
@@ -285,13 +343,14 @@ def plan_patch(plan: Plan, text: str, cwd: str) -> None:
         if isinstance(op, AddFile):
             plan.set(path, op.content.encode())
             continue
-        current = plan.read(path)
-        if current is None:
-            verb = "delete" if isinstance(op, DeleteFile) else "update"
-            raise RawError(TOOL_ERROR, f"cannot {verb} {path}: no such file")
         if isinstance(op, DeleteFile):
+            if not plan.exists(path):
+                raise RawError(TOOL_ERROR, f"cannot delete {path}: no such file")
             plan.set(path, None)
             continue
+        current = plan.read(path)
+        if current is None:
+            raise RawError(TOOL_ERROR, f"cannot update {path}: no such file")
         new = apply_hunks(existing_text(path, current), op.chunks, path).encode()
         if op.move_to is None:
             plan.set(path, new)

@@ -1,0 +1,226 @@
+"""The approval preview: what a call would change, computed by the engine before it asks.
+
+A tool folder may define `preview(args, ctx)` beside `describe_effects`. Dispatch runs it
+only when policy decided `ask` and the call will be asked, in a daemon thread with a deadline
+(`run_preview`), and carries the result on the `approval_request` event (`bus.ApprovalPreview`).
+
+`preview` returns `{"files": [{"path", "operation", "before"?, "after"?, "diff"?, "note"?}]}`
+(or a `bus.ApprovalPreview`): for each file the whole text before and after the call ("" for
+a file that does not exist before, or no longer exists after), or a one-line `note` saying
+why there is none. The engine does the rest, the same way for every tool (`shape`): the
+unified diff (lines split on `\\n` only, as write_file counts them), the bounds below, the
+symbolic links each path passes through. A preview that raises, returns something else or
+misses the deadline gives every file of the effects the note `no preview: ...`; it never
+fails the call.
+
+Every bound of the preview is here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import inspect
+import os
+import threading
+from typing import Any, Callable
+
+import msgspec
+
+from ..bus import ApprovalPreview, FilePreview
+from ..jsonstrict import without_lone_surrogates
+from .patch import split_lines
+
+DEADLINE_S = 3.0  # the preview is ready by then or replaced by notes
+MAX_READ_BYTES = 1024 * 1024  # what a tool's preview reads of one file (larger: a note)
+MAX_TEXT_CHARS = 16 * 1024  # before/after are carried when both are at most this long
+MAX_DIFF_LINES = 400  # per file
+MAX_DIFF_CHARS = 64 * 1024  # per file
+MAX_TOTAL_CHARS = 256 * 1024  # every text of one preview together (what one event carries)
+MAX_FILES = 128
+MIN_DIFF_CHARS = 1024  # with less of the total left, a file gets a note instead of a diff
+MAX_NOTE_CHARS = 300
+
+
+# ---------------------------------------------------------------------------- running
+
+async def run_preview(preview: Callable[[Any, Any], Any] | None, args: Any, ctx: Any,
+                      effects: Any, *, deadline: float = DEADLINE_S) -> ApprovalPreview:
+    """`compute` in a daemon thread, off the event loop: a preview that blocks can neither
+    freeze the session nor keep the process alive. Past `deadline`, every file gets a note
+    (the thread is left to finish on its own)."""
+    try:
+        return await in_daemon_thread(lambda: compute(preview, args, ctx, effects), deadline)
+    except TimeoutError:
+        return failed(effects, f"not ready after {deadline:g} s")
+
+
+async def in_daemon_thread(fn: Callable[[], Any], deadline: float) -> Any:
+    """`fn()` in a new daemon thread; raises TimeoutError past `deadline` seconds."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is None:
+            future.set_result(value)
+        else:
+            future.set_exception(error)
+
+    def work() -> None:
+        value, error = None, None
+        try:
+            value = fn()
+        except BaseException as err:  # noqa: BLE001 — handed to the awaiting task
+            error = err
+        try:
+            loop.call_soon_threadsafe(settle, value, error)
+        except RuntimeError:  # the loop closed meanwhile: nobody waits any more
+            pass
+
+    threading.Thread(target=work, name="raw-tui-preview", daemon=True).start()
+    return await asyncio.wait_for(future, deadline)
+
+
+def compute(preview: Callable[[Any, Any], Any] | None, args: Any, ctx: Any,
+            effects: Any) -> ApprovalPreview:
+    """The preview of one call, shaped and bounded; never raises. Without a `preview`
+    function, the effects' files with their symbolic-link warnings."""
+    if preview is None:
+        return shape([FilePreview(path=path, operation=op) for path, op in effect_files(effects)])
+    try:
+        value = preview(args, ctx)
+        if inspect.isawaitable(value):
+            if inspect.iscoroutine(value):
+                value.close()
+            raise TypeError("preview must return synchronously")
+        files = value.files if isinstance(value, ApprovalPreview) \
+            else msgspec.convert(value, ApprovalPreview).files
+    except Exception as err:  # a preview never fails the call
+        return failed(effects, one_line(getattr(err, "message", None) or str(err)
+                                        or type(err).__name__))
+    return shape(files)
+
+
+def failed(effects: Any, reason: str) -> ApprovalPreview:
+    """Every file of the effects with the note `no preview: REASON` (one entry with no path
+    when the effects name no files)."""
+    note = clip(f"no preview: {reason}", MAX_NOTE_CHARS)
+    files = [FilePreview(path=path, operation=op, note=note)
+             for path, op in effect_files(effects)] or [FilePreview(path="", operation="",
+                                                                    note=note)]
+    return shape(files)
+
+
+def effect_files(effects: Any) -> list[tuple[str, str]]:
+    """(path, operation) of each `files[*]` entry of effects shaped like write_file's."""
+    if not isinstance(effects, dict) or not isinstance(effects.get("files"), (list, tuple)):
+        return []
+    return [(entry["path"], str(entry.get("operation", "")))
+            for entry in effects["files"]
+            if isinstance(entry, dict) and isinstance(entry.get("path"), str)]
+
+
+# ---------------------------------------------------------------------------- shaping
+
+def shape(files: list[FilePreview]) -> ApprovalPreview:
+    """Diffs computed, every text bounded (per file and together), symlinks found."""
+    out: list[FilePreview] = []
+    budget = MAX_TOTAL_CHARS
+    for item in files[:MAX_FILES]:
+        entry, budget = shape_file(item, budget)
+        out.append(entry)
+    if len(files) > MAX_FILES:
+        out.append(FilePreview(path="", operation="",
+                               note=f"no preview: {len(files) - MAX_FILES} more files"))
+    return ApprovalPreview(files=out)
+
+
+def shape_file(item: FilePreview, budget: int) -> tuple[FilePreview, int]:
+    path = encodable(item.path)
+    links = symlink_hops(path)
+    if item.note or (item.diff == "" and (item.before is None or item.after is None)):
+        note = clip(one_line(encodable(item.note)), MAX_NOTE_CHARS)
+        return FilePreview(path=path, operation=item.operation, note=note,
+                           symlinks=links), budget - len(note)
+    if budget < MIN_DIFF_CHARS:
+        return FilePreview(path=path, operation=item.operation, symlinks=links,
+                           note="no preview: the preview is over its size limit"), budget
+    before = None if item.before is None else encodable(item.before)
+    after = None if item.after is None else encodable(item.after)
+    diff = encodable(item.diff) if item.diff else "".join(unified_diff(before, after, path))
+    diff = clip_diff(diff, min(MAX_DIFF_CHARS, budget))
+    budget -= len(diff)
+    carry = before is not None and after is not None and len(before) <= MAX_TEXT_CHARS \
+        and len(after) <= MAX_TEXT_CHARS and len(before) + len(after) <= budget
+    if carry:
+        budget -= len(before) + len(after)
+    else:
+        before = after = None
+    return FilePreview(path=path, operation=item.operation, before=before, after=after,
+                       diff=diff, symlinks=links), budget
+
+
+def unified_diff(before: str, after: str, path: str) -> list[str]:
+    """A unified diff of two texts split on `\\n` only (never `str.splitlines`, which also
+    breaks at `\\r`, `\\f`, U+2028 ...: the lines shown are the lines the tool counts)."""
+    out = []
+    for line in difflib.unified_diff(split_lines(before), split_lines(after), path, path):
+        if line.endswith("\n"):
+            out.append(line)
+        else:
+            out += [line + "\n", "\\ No newline at end of file\n"]
+    return out
+
+
+def clip_diff(diff: str, max_chars: int) -> str:
+    """At most MAX_DIFF_LINES lines and `max_chars` characters, with a last line saying how
+    many lines were left out."""
+    lines = diff.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    kept, size = [], 0
+    for line in lines[:MAX_DIFF_LINES]:
+        if size + len(line) + 1 > max_chars - 40:  # room for the last line
+            break
+        kept.append(line)
+        size += len(line) + 1
+    if len(kept) < len(lines):
+        kept.append(f"… {len(lines) - len(kept)} more lines")
+    return "\n".join(kept)
+
+
+def symlink_hops(path: str) -> list[str]:
+    """Every prefix of the lexical, absolute `path` (itself included) that is a symbolic
+    link (checked with lstat: nothing is opened)."""
+    if not os.path.isabs(path):
+        return []
+    parts = path.split(os.sep)
+    hops = []
+    for i in range(2, len(parts) + 1):
+        prefix = os.sep.join(parts[:i])
+        try:
+            if prefix and os.path.islink(prefix):
+                hops.append(prefix)
+        except (OSError, ValueError):
+            break
+    return hops
+
+
+def one_line(text: str) -> str:
+    """Every run of whitespace (line breaks of every kind included) as one space."""
+    return " ".join(text.split())
+
+
+def clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def encodable(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD, so that the event can be stored."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return without_lone_surrogates(text)
+    return text
