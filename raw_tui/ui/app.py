@@ -417,8 +417,7 @@ class RawApp(App):
         request = self.approvals[0]
         from .screens.approval import ApprovalScreen
 
-        screen = ApprovalScreen(request, cwd=self.session.info.cwd,
-                                waiting=len(self.approvals) - 1)
+        screen = ApprovalScreen(request, waiting=len(self.approvals) - 1)
         self.approval_screen = screen
         self.push_screen(screen, partial(self._approval_answered, request))
 

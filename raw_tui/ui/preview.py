@@ -1,166 +1,69 @@
-"""What the approval modal shows besides the raw arguments: each intended effect with a
-symbolic-link warning, and a diff preview of `write_file` computed without writing anything.
-Plain Python (no textual): reading files is allowed here, writing never happens."""
+"""What the approval modal shows besides the raw arguments, drawn from the `preview` the
+engine put on `approval_request` (the tool's own preview, the code its handler runs): each
+intended effect with the symbolic links its path passes through, and each file's diff or
+note. Plain Python (no textual). It never reads a file and never looks at a tool's name."""
 
 from __future__ import annotations
 
-import difflib
-import os
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from ..tools.patch import AddFile, DeleteFile, apply_hunks, lexical_abspath, parse_patch
+import msgspec
 
-MAX_PREVIEW_BYTES = 512 * 1024  # files larger than this are not diffed
-MAX_DIFF_LINES = 400
+
+ESCAPES = {"\r": "\\r", "\x0b": "\\v", "\x0c": "\\f"}
 
 
 @dataclass(frozen=True)
 class EffectLine:
     operation: str
     path: str
-    symlinks: tuple[str, ...]  # prefixes of `path` that are symbolic links
+    symlinks: tuple[str, ...]  # prefixes of `path` that are symbolic links (from the engine)
 
 
-def effect_lines(effects: Any) -> list[EffectLine]:
-    """`{files: [{path, operation}]}` as lines; other effect shapes give no lines."""
+def preview_files(preview: Any) -> list[Any]:
+    """The `FilePreview`s of an event's preview (none when it has no preview)."""
+    if preview is None or preview is msgspec.UNSET:
+        return []
+    return list(getattr(preview, "files", None) or ())
+
+
+def effect_lines(effects: Any, preview: Any = None) -> list[EffectLine]:
+    """`{files: [{path, operation}]}` as lines, with the preview's symlink warnings; other
+    effect shapes give no lines."""
     if not isinstance(effects, dict):
         return []
+    links = {f.path: tuple(f.symlinks) for f in preview_files(preview)}
     out = []
     for entry in effects.get("files") or ():
         if isinstance(entry, dict) and isinstance(entry.get("path"), str):
             path = entry["path"]
-            out.append(EffectLine(str(entry.get("operation", "?")), path, symlink_hops(path)))
+            out.append(EffectLine(str(entry.get("operation", "?")), path, links.get(path, ())))
     return out
 
 
-def symlink_hops(path: str) -> tuple[str, ...]:
-    """Every prefix of the lexical `path` (itself included) that is a symbolic link."""
-    if not os.path.isabs(path):
-        return ()
-    parts = path.split(os.sep)
-    hops = []
-    for i in range(2, len(parts) + 1):
-        prefix = os.sep.join(parts[:i])
-        try:
-            if prefix and os.path.islink(prefix):
-                hops.append(prefix)
-        except (OSError, ValueError):
-            break
-    return tuple(hops)
-
-
-def is_write_file(identity: str, name: str) -> bool:
-    return identity.endswith("/write_file") or identity == "write_file" or name == "write_file"
-
-
-def write_file_diff(arguments: Any, cwd: str) -> str:
-    """A unified diff of what `write_file` would do, computed in memory. Never raises: a
-    problem becomes a line of the preview."""
-    try:
-        if isinstance(arguments, dict) and isinstance(arguments.get("patch"), str):
-            return _patch_diff(arguments["patch"], cwd)
-        if isinstance(arguments, dict) and isinstance(arguments.get("operations"), list):
-            return _operations_diff(arguments["operations"], cwd)
-    except Exception as err:  # a preview must never take the modal down
-        return f"(no preview: {err})"
-    return ""
-
-
-def _read(path: str) -> str | None:
-    try:
-        if os.path.getsize(path) > MAX_PREVIEW_BYTES:
-            return None
-        with open(path, encoding="utf-8", errors="replace", newline="") as f:
-            return f.read()
-    except FileNotFoundError:
-        return ""
-    except OSError:
-        return None
-
-
-def _unified(old: str, new: str, before: str, after: str) -> list[str]:
-    lines = list(difflib.unified_diff(old.splitlines(keepends=True),
-                                      new.splitlines(keepends=True), before, after, n=2))
-    return [line if line.endswith("\n") else line + "\n" for line in lines]
-
-
-def _clip(lines: list[str]) -> str:
-    if len(lines) > MAX_DIFF_LINES:
-        more = len(lines) - MAX_DIFF_LINES
-        lines = lines[:MAX_DIFF_LINES] + [f"… {more} more lines\n"]
-    return "".join(lines).rstrip("\n")
-
-
-def _operations_diff(operations: list, cwd: str) -> str:
-    state: dict[str, str | None] = {}
-    order: list[str] = []
-    notes: list[str] = []
-    for op in operations:
-        if not isinstance(op, dict) or not isinstance(op.get("path"), str):
-            continue
-        path = lexical_abspath(op["path"], cwd)
-        if path not in state:
-            state[path] = _read(path)
-            order.append(path)
-        if state[path] is None:
-            continue
-        kind = op.get("mode") or op.get("op") or op.get("type") or op.get("operation")
-        new, note = apply_operation(state[path] or "", kind, op)
-        if note:
-            notes.append(f"{path}: {note}")
-        state[path] = new
+def preview_text(preview: Any) -> str:
+    """Every file's diff, then a `! PATH: NOTE` line for each file that has none."""
     lines: list[str] = []
-    for path in order:
-        if state[path] is None:
-            lines.append(f"{path}: too large or unreadable, no preview\n")
-            continue
-        old = _read(path) or ""
-        lines.extend(_unified(old, state[path] or "", path, path))
-    lines.extend(f"! {note}\n" for note in notes)
-    return _clip(lines)
+    for item in preview_files(preview):
+        if item.diff:
+            lines.append(visible(item.diff))
+    for item in preview_files(preview):
+        if item.note:
+            lines.append(visible(f"! {item.path}: {item.note}" if item.path else f"! {item.note}"))
+    return "\n".join(lines)
 
 
-def apply_operation(text: str, kind: Any, op: dict) -> tuple[str, str | None]:
-    """One operations-form entry applied to `text` in memory: (new text, problem or None)."""
-    if kind == "overwrite":
-        return str(op.get("content", "")), None
-    if kind == "append":
-        return text + str(op.get("content", "")), None
-    if kind == "replace_text":
-        old, new = str(op.get("old_text", "")), str(op.get("new_text", ""))
-        if not old or old not in text:
-            return text, "old_text not found"
-        return text.replace(old, new, 1), None
-    if kind == "replace_lines":
-        lines = text.splitlines(keepends=True)
-        start, end = int(op.get("start_line", 1)), int(op.get("end_line", 0))
-        content = str(op.get("content", ""))
-        if content and not content.endswith("\n"):
-            content += "\n"
-        lines[max(start - 1, 0):max(end, start - 1)] = [content] if content else []
-        return "".join(lines), None
-    return text, f"unknown operation {kind!r}"
-
-
-def _patch_diff(patch: str, cwd: str) -> str:
-    lines: list[str] = []
-    for op in parse_patch(patch):
-        path = lexical_abspath(op.path, cwd)
-        if isinstance(op, AddFile):
-            lines.extend(_unified("", op.content, "/dev/null", path))
-        elif isinstance(op, DeleteFile):
-            lines.extend(_unified(_read(path) or "", "", path, "/dev/null"))
+def visible(text: str) -> str:
+    """`text` with every line break other than `\\n` and every control character but `\\t`
+    shown as an escape (`\\u2028`, `\\r`): a line of the diff is a line the tool counts.
+    A CRLF line ending is shown as a plain line end."""
+    out = []
+    for char in text.replace("\r\n", "\n"):
+        if char in "\n\t" or unicodedata.category(char) not in ("Cc", "Zl", "Zp"):
+            out.append(char)
         else:
-            old = _read(path)
-            if old is None:
-                lines.append(f"{path}: too large or unreadable, no preview\n")
-                continue
-            target = lexical_abspath(op.move_to, cwd) if op.move_to else path
-            try:
-                new = apply_hunks(old, op.chunks, path)
-            except Exception as err:
-                lines.append(f"! {path}: {getattr(err, 'message', err)}\n")
-                continue
-            lines.extend(_unified(old, new, path, target))
-    return _clip(lines) or patch
+            out.append(ESCAPES.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100
+                                             else f"\\u{ord(char):04x}"))
+    return "".join(out)

@@ -70,11 +70,25 @@ def panel(blocks, *, pid="todo", revision=1, placement="sidebar", title="Todo", 
                          placement=placement, document=document)
 
 
-def write_call(path="/work/demo/notes.txt", call_id="c1", rule=1, arguments=None):
+def write_call(path="/work/demo/notes.txt", call_id="c1", rule=1, arguments=None, cwd="/"):
+    """A write_file call asked for approval, with the preview the engine computes for it
+    (the real tool's `preview` against the files under `cwd`)."""
     arguments = arguments or {"operations": [{"mode": "overwrite", "path": path,
                                               "content": "hello\nworld\n"}]}
     effects = {"files": [{"path": path, "operation": "write"}]}
     return (ev.ToolCall(call_id=call_id, identity="builtin/write_file", name="write_file",
                         arguments=arguments, effects=effects),
             ev.ApprovalRequest(call_id=call_id, identity="builtin/write_file", name="write_file",
-                               arguments=arguments, effects=effects, rule=rule))
+                               arguments=arguments, effects=effects, rule=rule,
+                               preview=engine_preview(arguments, effects, cwd)))
+
+
+def engine_preview(arguments, effects, cwd) -> ev.ApprovalPreview:
+    from raw_tui.frozen import freeze
+    from raw_tui.tools import approval_preview
+    from raw_tui.tools.context import ToolContext
+    from raw_tui.tools.registry import BUILTIN_DIR, load_tool
+
+    tool = load_tool("builtin/write_file", BUILTIN_DIR / "write_file").module()
+    ctx = ToolContext(cwd=cwd, tool_call_id="c", effects=freeze(effects))
+    return approval_preview.compute(tool.preview, freeze(arguments), ctx, freeze(effects))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import msgspec
+
 from raw_tui import bus as ev
 from raw_tui.commands import ApprovalAnswer
 from raw_tui.ui.app import RawApp
@@ -20,7 +22,7 @@ async def test_modal_shows_effects_diff_and_arguments_and_a_approves(session, tm
                             "old_text": "old line", "new_text": "new line"}]}
     app = RawApp(session)
     async with app.run_test(size=(120, 40)) as pilot:
-        session.publish(*E.write_call(str(target), arguments=args, rule=3))
+        session.publish(*E.write_call(str(target), arguments=args, rule=3, cwd=str(tmp_path)))
         await pilot.pause()
         assert isinstance(app.screen, ApprovalScreen)
         text = screen_text(app)
@@ -36,6 +38,41 @@ async def test_modal_shows_effects_diff_and_arguments_and_a_approves(session, tm
         await pilot.pause()
         assert session.sent(ApprovalAnswer) == [ApprovalAnswer(call_id="c1", allow=True)]
         assert not isinstance(app.screen, ApprovalScreen)
+
+
+async def test_modal_shows_the_line_the_handler_replaces(session, tmp_path):
+    """The issue's case: U+2028 inside line 2. The modal drew `-harmless` (its own
+    str.splitlines) while write_file rewrote `rm -rf important`; now it draws the engine's
+    preview, the code the handler runs, and shows the U+2028 as an escape."""
+    target = tmp_path / "f.txt"
+    target.write_text("one\nkeep\u2028harmless\nrm -rf important\nlast\n")
+    args = {"operations": [{"mode": "replace_lines", "path": "f.txt", "start_line": 3,
+                            "end_line": 3, "content": "echo safe\n"}]}
+    app = RawApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        session.publish(*E.write_call(str(target), arguments=args, cwd=str(tmp_path)))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "-rm -rf important" in text and "+echo safe" in text
+        assert "-harmless" not in text
+        assert " keep\\u2028harmless" in text
+
+
+async def test_modal_draws_the_preview_notes_and_reads_no_file(session, tmp_path):
+    """What the event says is what is drawn: a note from the engine, even when the file on
+    disk would say otherwise (the modal never reads it)."""
+    (tmp_path / "a.txt").write_text("on disk\n")
+    call, ask = E.write_call(str(tmp_path / "a.txt"))
+    ask = msgspec.structs.replace(ask, preview=ev.ApprovalPreview(files=[ev.FilePreview(
+        path=str(tmp_path / "a.txt"), operation="write",
+        note="no preview: the file is a FIFO")]))
+    app = RawApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        session.publish(call, ask)
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert f"! {tmp_path / 'a.txt'}: no preview: the file is a FIFO" in text
+        assert "on disk" not in text and "+hello" not in text
 
 
 async def test_symlinked_path_is_warned_about(session, tmp_path):
@@ -57,7 +94,8 @@ async def test_patch_form_previews_the_patch_as_a_diff(session, tmp_path):
              "*** Add File: b.txt\n+fresh\n*** End Patch")
     app = RawApp(session)
     async with app.run_test(size=(120, 40)) as pilot:
-        session.publish(*E.write_call(str(tmp_path / "a.txt"), arguments={"patch": patch}))
+        session.publish(*E.write_call(str(tmp_path / "a.txt"), arguments={"patch": patch},
+                                      cwd=str(tmp_path)))
         await pilot.pause()
         text = screen_text(app)
         assert "-two" in text and "+TWO" in text and "+fresh" in text

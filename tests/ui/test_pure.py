@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import os
+import msgspec
 
+from raw_tui import bus as ev
 from raw_tui.ui import mermaid
-from raw_tui.ui.preview import effect_lines, symlink_hops, write_file_diff
+from raw_tui.ui.preview import effect_lines, preview_text, visible
 
 
 def test_simple_flowchart_is_drawn_with_box_characters():
@@ -26,29 +27,27 @@ def test_what_cannot_be_drawn_returns_none():
     assert mermaid.draw("graph TD\n  A --> B\n  B --> C\n  A --> C") is None  # skips a layer
 
 
-def test_symlink_hops_lists_every_linked_prefix(tmp_path):
-    (tmp_path / "real").mkdir()
-    os.symlink(tmp_path / "real", tmp_path / "link")
-    assert symlink_hops(str(tmp_path / "link" / "x")) == (str(tmp_path / "link"),)
-    assert symlink_hops(str(tmp_path / "real" / "x")) == ()
-    lines = effect_lines({"files": [{"path": str(tmp_path / "link" / "x"),
-                                     "operation": "delete"}]})
-    assert lines[0].operation == "delete" and lines[0].symlinks
+def test_effect_lines_take_symlinks_from_the_preview():
+    preview = ev.ApprovalPreview(files=[
+        ev.FilePreview(path="/w/link/x", operation="delete", symlinks=["/w/link"])])
+    effects = {"files": [{"path": "/w/link/x", "operation": "delete"},
+                         {"path": "/w/y", "operation": "write"}]}
+    lines = effect_lines(effects, preview)
+    assert [(e.operation, e.path, e.symlinks) for e in lines] == [
+        ("delete", "/w/link/x", ("/w/link",)), ("write", "/w/y", ())]
+    assert effect_lines(effects)[0].symlinks == ()  # no preview: nothing is looked up
 
 
-def test_operations_diff_is_computed_in_memory(tmp_path):
-    f = tmp_path / "f.txt"
-    f.write_text("a\nb\nc\n")
-    diff = write_file_diff({"operations": [
-        {"mode": "replace_lines", "path": "f.txt", "start_line": 2, "end_line": 2,
-         "content": "B"},
-        {"mode": "append", "path": "f.txt", "content": "d\n"}]}, str(tmp_path))
-    assert "-b" in diff and "+B" in diff and "+d" in diff
-    assert f.read_text() == "a\nb\nc\n"
-
-
-def test_a_bad_patch_gives_a_line_not_an_exception(tmp_path):
-    assert write_file_diff({"patch": "nonsense"}, str(tmp_path)).startswith("(no preview:")
+def test_preview_text_is_the_diffs_then_the_notes_with_breaks_escaped():
+    preview = ev.ApprovalPreview(files=[
+        ev.FilePreview(path="/a", operation="write", note="no preview: /a is a FIFO"),
+        ev.FilePreview(path="/b", operation="write", diff="--- /b\n+++ /b\n-x\u2028y\r\n+\x1b[2J"),
+        ev.FilePreview(path="", operation="", note="no preview: not ready after 3 s")])
+    assert preview_text(preview).split("\n") == [
+        "--- /b", "+++ /b", "-x\\u2028y", "+\\x1b[2J", "! /a: no preview: /a is a FIFO",
+        "! no preview: not ready after 3 s"]
+    assert preview_text(msgspec.UNSET) == preview_text(None) == ""
+    assert visible("a\rb\x0bc\x85\u2029\td") == "a\\rb\\vc\\x85\\u2029\td"
 
 
 def _render(renderable, width: int) -> list[str]:

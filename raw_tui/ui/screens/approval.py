@@ -1,7 +1,7 @@
 """The approval modal: the tool and its identity, the rule that asked, the intended effects
 apart from the raw arguments (operation, absolute path, a warning when the path passes
-through a symbolic link), a write_file diff preview computed without writing, then the
-arguments as highlighted JSON. `a` approves this one call; `d` or Esc denies."""
+through a symbolic link), the preview the engine computed (each file's diff or a note), then
+the arguments as highlighted JSON. `a` approves this one call; `d` or Esc denies."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..preview import effect_lines, is_write_file, write_file_diff
+from ..preview import effect_lines, preview_text
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 
@@ -35,10 +35,9 @@ class ApprovalScreen(ModalScreen[bool]):
         Binding("d,escape", "answer(False)", "Deny", id="approval.deny"),
     ]
 
-    def __init__(self, request: Any, *, cwd: str, waiting: int = 0) -> None:
+    def __init__(self, request: Any, *, waiting: int = 0) -> None:
         super().__init__()
         self.request = request
-        self.cwd = cwd
         self.waiting = waiting
 
     def compose(self) -> ComposeResult:
@@ -60,8 +59,9 @@ class ApprovalScreen(ModalScreen[bool]):
     def _sections(self) -> ComposeResult:
         r = self.request
         effects = _get(r.effects)
+        preview = _get(getattr(r, "preview", msgspec.UNSET))
         yield Static(Text("Intended effects", style="bold underline"), classes="section-title")
-        lines = effect_lines(effects)
+        lines = effect_lines(effects, preview)
         if lines:
             for effect in lines:
                 line = Text(f"{effect.operation:<18}", style="bold yellow")
@@ -75,13 +75,12 @@ class ApprovalScreen(ModalScreen[bool]):
                                 word_wrap=True, background_color="default"))
         else:
             yield Static(Text("(this tool declares no effects)", style="dim"))
-        if is_write_file(r.identity, r.name):
-            diff = write_file_diff(r.arguments, self.cwd)
-            if diff:
-                yield Static(Text("Preview (not written)", style="bold underline"),
-                             classes="section-title")
-                yield Static(Syntax(diff, "diff", word_wrap=True, background_color="default"),
-                             id="approval-diff")
+        diff = preview_text(preview)
+        if diff:
+            yield Static(Text("Preview (not written)", style="bold underline"),
+                         classes="section-title")
+            yield Static(Syntax(diff, "diff", word_wrap=True, background_color="default"),
+                         id="approval-diff")
         yield Static(Text("Arguments", style="bold underline"), classes="section-title")
         yield Static(Syntax(json.dumps(r.arguments, indent=2, ensure_ascii=False), "json",
                             word_wrap=True, background_color="default"), id="approval-args")

@@ -44,6 +44,7 @@ class ToolCallView(SafeStatic):
         self.tool_name = name
         self.arguments: Any = None
         self.effects: Any = None
+        self.preview: Any = None  # the approval_request's preview (symlink warnings)
         self.asked = False
         self.rule: int | None = None
         self.allowed: bool | None = None  # the approval answer
@@ -59,6 +60,7 @@ class ToolCallView(SafeStatic):
     def set_asked(self, event: Any) -> None:
         self.asked = True
         self.rule = _get(getattr(event, "rule", msgspec.UNSET))
+        self.preview = _get(getattr(event, "preview", msgspec.UNSET))
         if self.arguments is None:
             self.identity, self.tool_name = event.identity, event.name
             self.arguments, self.effects = event.arguments, _get(event.effects)
@@ -108,7 +110,7 @@ class ToolCallView(SafeStatic):
             if not self.expanded and len(args) > ARGS_CLIP:
                 args = args[:ARGS_CLIP - 1] + "…"
             lines.append(Text("  args ", style="dim") + Text(args))
-        for effect in effect_lines(self.effects):
+        for effect in effect_lines(self.effects, self.preview):
             line = Text("  effect ", style="dim")
             line.append(f"{effect.operation} ", style="yellow")
             line.append(effect.path)
@@ -142,7 +144,8 @@ class ToolCallView(SafeStatic):
     def plain_text(self) -> str:
         args = json.dumps(self.arguments, ensure_ascii=False)
         out = [f"{self.tool_name} ({self.identity}) {self.decision()[0]}", f"args: {args}"]
-        out += [f"effect: {e.operation} {e.path}" for e in effect_lines(self.effects)]
+        out += [f"effect: {e.operation} {e.path}"
+                for e in effect_lines(self.effects, self.preview)]
         if self.result is not None:
             out.append(result_text(self.result.content))
         return "\n".join(out)
