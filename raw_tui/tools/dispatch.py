@@ -304,11 +304,15 @@ class Dispatcher:
         `preview` off the event loop within `preview_deadline`; without one, the effects'
         files with their symlink warnings; None when there is nothing to show."""
         tool = call.tool
-        preview = getattr(tool.module(), "preview", None) if tool.has_preview else None
-        if preview is None and not approval_preview.effect_files(call.effects):
+        if not tool.has_preview and not approval_preview.effect_files(call.effects):
             return None
+
+        def preview(args: Any, ctx: ToolContext) -> Any:  # the module loads in the thread too
+            return tool.module().preview(args, ctx)
+
+        ctx = self._context(call, pure=True)
         return await self._until_cancelled(call, approval_preview.run_preview(
-            preview, call.arguments, self._context(call, pure=True), call.effects,
+            preview if tool.has_preview else None, call.arguments, ctx, call.effects,
             deadline=self.preview_deadline))
 
     # 7 ------------------------------------------------------------------------------

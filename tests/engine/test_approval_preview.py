@@ -351,3 +351,18 @@ async def test_sessions_show_gives_the_preview_back(tmp_path):
     [file] = request["preview"]["files"]
     assert file["after"] == (tmp_path / "a.txt").read_text() == "keep\u2028this\nnew\n"
     assert "-old\n+new" in file["diff"]
+
+
+async def test_a_tool_module_that_fails_to_load_is_a_note(tmp_path):
+    """The module is first imported for the preview (no validate_args, no effects): an
+    import error is a note, and the handler step then reports it as a tool error."""
+    cfg = tmp_path / "cfg"
+    write_tool(cfg, "broken", "raise ImportError('no such thing')\n"
+               "def preview(args, ctx):\n    return {'files': []}\n"
+               "def handler(args, ctx):\n    return 'ran'\n", schema=TEXT_SCHEMA)
+    write_config(cfg, {"tools": {"use": ["agent/broken"], "rules": ASK_ALL}})
+    agent = load_config(str(cfg / "raw.json"), cwd=tmp_path).agent()
+    report, events = await dispatch(agent, tmp_path, "broken", {"text": "a"})
+    assert asked(events).preview.files == [ev.FilePreview(
+        path="", operation="", note="no preview: no such thing")]
+    assert report.code == "tool_error" and "no such thing" in report.message
