@@ -240,7 +240,8 @@ async def test_a_path_that_vanishes_is_previewed_as_it_is_then(tmp_path):
     assert asked(events).preview.files[0].after == "new\n"
     _, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", write(
         tmp_path, {"mode": "append", "path": "plain/under", "content": "x"}), approver=False)
-    assert one_note(events) == f"no preview: cannot read {tmp_path / 'plain/under'}: Not a directory"
+    assert one_note(events) == (f"no preview: cannot read {tmp_path / 'plain/under'}: "
+                                "Not a directory")
 
 
 def test_read_regular_refuses_a_file_swapped_for_a_fifo_after_stat(tmp_path, monkeypatch):
@@ -263,6 +264,23 @@ def test_read_regular_refuses_a_file_swapped_for_a_fifo_after_stat(tmp_path, mon
     monkeypatch.setattr(fsread.os, "stat", stat_then_swap)
     with pytest.raises(RawError, match="is a FIFO, not a regular file"):
         fsread.read_regular(str(path), 100)
+
+
+def test_read_regular_takes_a_file_that_vanishes_after_stat_as_missing(tmp_path, monkeypatch):
+    from raw_tui.tools import fsread
+
+    path = tmp_path / "going"
+    path.write_text("x")
+    real_stat = os.stat
+
+    def stat_then_remove(p, *a, **kw):
+        info = real_stat(p, *a, **kw)
+        if str(p) == str(path):
+            os.unlink(path)
+        return info
+
+    monkeypatch.setattr(fsread.os, "stat", stat_then_remove)
+    assert fsread.read_regular(str(path), 100) is None
 
 
 async def test_a_big_file_gives_a_clipped_diff_and_no_texts(tmp_path):

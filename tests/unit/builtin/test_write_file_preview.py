@@ -98,7 +98,7 @@ def read(path: str) -> bytes | None:
         return None
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(calls())
 def test_the_preview_is_what_the_handler_writes(case):
     files, args = case
