@@ -67,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
     delete = sessions_sub.add_parser("delete", parents=[common])
     delete.add_argument("session_id", metavar="ID")
 
+    sub.add_parser("acp", parents=[common], help="speak ACP on stdin/stdout (for an editor)")
+
     serve = sub.add_parser("serve", parents=[common], help="the UI in a browser on 127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     return parser
@@ -95,6 +97,10 @@ def main(argv: list[str] | None = None) -> int:
             from .session.commands import cmd_sessions
 
             return cmd_sessions(args)
+        if args.command == "acp":
+            from .acp.command import cmd_acp  # the ACP SDK is imported only here
+
+            return cmd_acp(args)
         if args.command == "serve":
             from .ui.serve import cmd_serve
 

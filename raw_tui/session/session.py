@@ -59,7 +59,10 @@ class Session:
 
     def __init__(self, config, agent, *, cwd: str, bus: ev.Bus | None = None, store=None,
                  interactive: bool = False, session_id: str | None = None,
-                 history: list[ev.Event] | None = None, provider=None) -> None:
+                 history: list[ev.Event] | None = None, provider=None,
+                 forms: bool | None = None) -> None:
+        """`forms`: someone can answer interaction requests (default: `interactive`); an
+        ACP client that did not negotiate `interactions` approves calls but answers no form."""
         from ..panels.host import PanelHost
         from ..interactions import Interactions
 
@@ -100,7 +103,8 @@ class Session:
             self.panels.register(tool.identity, tool.declarations)
         if history:
             self.panels.restore([e for e in history if isinstance(e, ev.PanelState)])
-        self.interactions = Interactions(self.bus, attached=interactive, panels=self.panels)
+        self.interactions = Interactions(self.bus, attached=interactive if forms is None else forms,
+                                         panels=self.panels)
         self.hooks = _hook_dispatcher(agent, self.bus, cwd, self.session_id)
         self.watcher = None
         self.dispatcher = Dispatcher(agent, bus=self.bus, cwd=cwd, hooks=self.hooks,

@@ -1,0 +1,307 @@
+"""The ACP agent: Raw's methods over raw-tui sessions (DECISIONS.md §11, MCP-ACP.md §2.1).
+
+`RawAgent` is the object the SDK's router calls, one method per ACP method. Sessions are
+made by an `open_session(cwd, *, session_id, history, forms)` function (the command line
+builds one from its options; tests give one with a scripted model), and driven only through
+their facade: commands in, bus events out (`bridge.SessionBridge`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import os
+import uuid
+from typing import Any, Callable
+
+from acp import PROTOCOL_VERSION, InitializeResponse, LoadSessionResponse, NewSessionResponse
+from acp.schema import (AgentCapabilities, Implementation, ListSessionsResponse, McpCapabilities,
+                        PromptResponse, ResumeSessionResponse, SessionCapabilities, SessionInfo,
+                        SessionListCapabilities, SessionResumeCapabilities)
+
+from .. import commands as cmd
+from . import codes
+from .bridge import ClientFlags, SessionBridge
+from .codes import error
+
+log = logging.getLogger("raw_tui.acp")
+
+PAGE_SIZE = 20  # session/list
+# `_meta.raw` flags the client may send (booleans) and those raw-tui serves.
+KNOWN_FLAGS = ("runtimeInfo", "sessionConfigure", "toolRegister", "toolCall", "sessionCompact",
+               "toolCancel", "panelsV2", "interactions", "panels")
+SERVED_FLAGS = ("panelsV2", "interactions")
+
+STOP_REASONS = {"completed": "end_turn", "max_steps": "max_turn_requests",
+                "cancelled": "cancelled"}
+
+
+class RawAgent:
+    def __init__(self, open_session: Callable[..., Any], *, store: Any, version: str,
+                 declaration: Callable[[Any, str], Any] | None = None) -> None:
+        self.open_session = open_session
+        self.store = store
+        self.version = version
+        self.declaration = declaration or _declaration
+        self.conn: Any = None
+        self.flags: ClientFlags | None = None
+        self.bridges: dict[str, SessionBridge] = {}
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    # initialize ------------------------------------------------------------------------------
+    async def initialize(self, protocol_version: int, client_capabilities: Any = None,
+                         client_info: Any = None, **kwargs: Any) -> InitializeResponse:
+        offered = kwargs.get("raw")
+        if offered is None and client_capabilities is not None:
+            offered = (client_capabilities.field_meta or {}).get("raw")
+        self.flags = read_flags(offered)
+        log.info("initialize: client %s, flags %s",
+                 getattr(client_info, "name", "?"), self.flags)
+        capabilities = AgentCapabilities(
+            load_session=True,
+            # client MCP servers are refused until the MCP manager takes them (session/new)
+            mcp_capabilities=McpCapabilities(http=False, sse=False),
+            session_capabilities=SessionCapabilities(list=SessionListCapabilities(),
+                                                     resume=SessionResumeCapabilities()))
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION, agent_capabilities=capabilities,
+            agent_info=Implementation(name="raw-tui", title="raw-tui", version=self.version),
+            auth_methods=[], field_meta={"raw": {flag: True for flag in SERVED_FLAGS}})
+
+    # sessions --------------------------------------------------------------------------------
+    async def new_session(self, cwd: str, mcp_servers: list | None = None,
+                          additional_directories: list[str] | None = None,
+                          **kwargs: Any) -> NewSessionResponse:
+        self._initialized()
+        check_cwd(cwd)
+        check_mcp_servers(mcp_servers)
+        bridge = await self._open(cwd)
+        return NewSessionResponse(session_id=bridge.id)
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: list | None = None,
+                           additional_directories: list[str] | None = None,
+                           **kwargs: Any) -> LoadSessionResponse:
+        await self._reopen(cwd, session_id, mcp_servers, replay=True)
+        return LoadSessionResponse()
+
+    async def resume_session(self, session_id: str, cwd: str,
+                             additional_directories: list[str] | None = None,
+                             mcp_servers: list | None = None,
+                             **kwargs: Any) -> ResumeSessionResponse:
+        await self._reopen(cwd, session_id, mcp_servers, replay=False)
+        return ResumeSessionResponse()
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
+                            **kwargs: Any) -> ListSessionsResponse:
+        self._initialized()
+        try:
+            start = int(cursor) if cursor else 0
+        except ValueError:
+            raise error(codes.INVALID_PARAMS, f"cursor: not a cursor of this agent: {cursor!r}")
+        rows = self.store.list(os.path.realpath(cwd) if cwd else None)
+        page = rows[start:start + PAGE_SIZE]
+        sessions = [SessionInfo(session_id=row.id, cwd=row.cwd, title=row.title or None,
+                                updated_at=_iso(row.updated_at)) for row in page]
+        more = start + PAGE_SIZE < len(rows)
+        return ListSessionsResponse(sessions=sessions,
+                                    next_cursor=str(start + PAGE_SIZE) if more else None)
+
+    async def _reopen(self, cwd: str, session_id: str, mcp_servers: list | None, *,
+                      replay: bool) -> None:
+        self._initialized()
+        check_cwd(cwd)
+        check_mcp_servers(mcp_servers)
+        row = self.store.get(session_id)
+        if row is None:
+            raise error(codes.UNKNOWN_SESSION, f"unknown session {session_id}")
+        if os.path.realpath(row.cwd) != os.path.realpath(cwd):
+            raise error(codes.INVALID_PARAMS,
+                        f"cwd: session {session_id} belongs to {row.cwd}, not {cwd}")
+        old = self.bridges.get(session_id)
+        if old is not None:
+            if old.state != "idle":
+                raise error(codes.BUSY, f"session {session_id} is busy")
+            await self._close(old)
+        history = self.store.events(session_id)
+        await self._open(row.cwd, session_id=session_id, history=history, replay=replay)
+
+    async def _open(self, cwd: str, *, session_id: str | None = None,
+                    history: list | None = None, replay: bool = False) -> SessionBridge:
+        flags = self.flags or ClientFlags()
+        session = self.open_session(cwd, session_id=session_id, history=history,
+                                    forms=flags.interactions)
+        bridge = SessionBridge(session, self.conn, flags,
+                               lambda panel: self.declaration(session, panel))
+        self.bridges[bridge.id] = bridge
+        if history:
+            if replay:
+                bridge.replay(history)
+            else:
+                bridge.restore_panels(history)
+                bridge.send_current_panels()
+        await session.open()  # SessionStart hooks: their receipts go before the reply
+        await bridge.flush()
+        return bridge
+
+    # turns -------------------------------------------------------------------------------------
+    async def prompt(self, prompt: list, session_id: str, **kwargs: Any) -> PromptResponse:
+        bridge = self._bridge(session_id)
+        text = prompt_text(prompt)
+        bridge.last_end = None
+        reply = await bridge.session.handle(cmd.Prompt(text=text))
+        if not reply.ok:
+            code = codes.BUSY if reply.code == "busy" else codes.UNKNOWN_SESSION
+            raise error(code, reply.message or "the session cannot take a prompt")
+        await bridge.session.wait_idle()
+        await bridge.flush()
+        if bridge.delivery_error is not None:
+            raise error(codes.UPSTREAM, f"update delivery failed: {bridge.delivery_error}")
+        end = bridge.last_end
+        if end is None:  # /clear: not a turn
+            return PromptResponse(stop_reason="end_turn")
+        status = end.status
+        if status == "error":
+            code = end.code if isinstance(end.code, str) else "error"
+            message = end.message if isinstance(end.message, str) else code
+            raise error(codes.UPSTREAM, f"{code}: {message}", {"code": code})
+        meta = {"raw": {"code": end.code}} if status == "max_steps" else None
+        return PromptResponse(stop_reason=STOP_REASONS[status], field_meta=meta)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        bridge = self.bridges.get(session_id)
+        if bridge is not None:
+            await bridge.session.handle(cmd.Cancel())
+
+    # extensions ----------------------------------------------------------------------------
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "raw/panel/action":
+            return await self._panel_action(params)
+        from acp import RequestError
+
+        raise RequestError.method_not_found(f"_{method}")
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        log.info("ignored notification _%s", method)
+
+    async def _panel_action(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`_raw/panel/action {sessionId, panel, action, block?, item?}`: a declared tool
+        action through the full dispatch (`source: user_action`)."""
+        if not (self.flags and self.flags.panels_v2):
+            raise error(codes.NOT_NEGOTIATED, "_raw/panel/action needs _meta.raw.panelsV2")
+        bridge = self._bridge(_string(params, "sessionId"))
+        command = cmd.PanelAction(panel=_string(params, "panel"),
+                                  action=_string(params, "action"),
+                                  block=_string(params, "block", optional=True),
+                                  item=_string(params, "item", optional=True))
+        if bridge.state != "idle":
+            raise error(codes.BUSY, f"session {bridge.id} is busy")
+        reply = await bridge.session.handle(command)
+        await bridge.flush()
+        if reply.draft is not None:
+            raise error(codes.INVALID_PARAMS, "a prompt action runs in the client",
+                        {"draft": reply.draft, "send": reply.send})
+        if not reply.ok:
+            code = reply.code or "tool_error"
+            raise error(codes.ACTION_CODES.get(code, codes.UPSTREAM if code == "tool_error"
+                                               else codes.INVALID_PARAMS),
+                        reply.message or code, {"code": code})
+        return {"operationId": uuid.uuid4().hex, "message": reply.message}
+
+    # helpers -----------------------------------------------------------------------------
+    def _initialized(self) -> None:
+        if self.flags is None:
+            raise error(codes.INVALID_REQUEST, "initialize first")
+
+    def _bridge(self, session_id: str) -> SessionBridge:
+        self._initialized()
+        bridge = self.bridges.get(session_id)
+        if bridge is None:
+            raise error(codes.UNKNOWN_SESSION, f"unknown session {session_id}")
+        return bridge
+
+    async def _close(self, bridge: SessionBridge) -> None:
+        self.bridges.pop(bridge.id, None)
+        await bridge.session.handle(cmd.Quit())
+        await bridge.flush()
+        await bridge.close()
+
+    async def close(self) -> None:
+        """The client went away: every session is closed (SessionEnd hooks run)."""
+        await asyncio.gather(*(self._close(b) for b in list(self.bridges.values())),
+                             return_exceptions=True)
+
+
+# checks -------------------------------------------------------------------------------------
+
+def read_flags(offered: Any) -> ClientFlags:
+    if offered is None:
+        return ClientFlags()
+    if not isinstance(offered, dict):
+        raise error(codes.INVALID_PARAMS, "_meta.raw must be an object")
+    for flag in KNOWN_FLAGS:
+        if flag in offered and not isinstance(offered[flag], bool):
+            raise error(codes.INVALID_PARAMS, f"_meta.raw.{flag} must be boolean")
+    return ClientFlags(panels_v2=offered.get("panelsV2") is True,
+                       interactions=offered.get("interactions") is True,
+                       tool_register=offered.get("toolRegister") is True,
+                       tool_call=offered.get("toolCall") is True,
+                       tool_cancel=offered.get("toolCancel") is True)
+
+
+def check_cwd(cwd: str) -> None:
+    if not os.path.isabs(cwd):
+        raise error(codes.INVALID_PARAMS, f"cwd: must be an absolute path: {cwd}")
+    if not os.path.isdir(cwd):
+        raise error(codes.INVALID_PARAMS, f"cwd: not an existing directory: {cwd}")
+
+
+def check_mcp_servers(servers: list | None) -> None:
+    if servers:
+        names = ", ".join(getattr(s, "name", "?") for s in servers)
+        raise error(codes.INVALID_PARAMS,
+                    f"mcpServers: client MCP servers are not supported yet by raw-tui "
+                    f"({names}); configure them in raw.json instead")
+
+
+def prompt_text(blocks: list) -> str:
+    """The prompt as text: text blocks as they are, a resource_link as a line naming it
+    (never fetched). Anything else is -32602 `unsupported prompt block: TYPE`."""
+    parts: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "resource_link":
+            name = block.name or block.uri
+            parts.append(f"[{name}]({block.uri})")
+        else:
+            raise error(codes.INVALID_PARAMS, f"unsupported prompt block: {kind}")
+    text = "\n".join(parts)
+    if not text.strip():
+        raise error(codes.INVALID_PARAMS, "prompt: empty")
+    return text
+
+
+def _string(params: dict[str, Any], key: str, *, optional: bool = False) -> Any:
+    value = params.get(key) if isinstance(params, dict) else None
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or not value:
+        raise error(codes.INVALID_PARAMS, f"{key}: must be a non-empty string")
+    return value
+
+
+def _iso(timestamp: float) -> str:
+    return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).isoformat()
+
+
+def _declaration(session: Any, panel: str) -> Any:
+    """A panel's declaration from the agent's tools (config, not session state)."""
+    owner, _, panel_id = panel.rpartition("#")
+    tool = session.agent.tools.by_identity.get(owner)
+    if tool is None:
+        return None
+    return next((d for d in tool.declarations if d.id == panel_id), None)

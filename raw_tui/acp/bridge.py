@@ -1,0 +1,255 @@
+"""One ACP session: a raw-tui Session seen through its facade.
+
+Bus events become client messages, sent in order by one sender task; the client's answers
+(permission, forms) come back as the same commands a UI sends (`ApprovalAnswer`,
+`FormAnswer`, `FormCancel`). The engine decides everything: the client only answers what the
+gate asks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import msgspec
+
+from .. import bus as ev
+from .. import commands as cmd
+from . import updates
+
+log = logging.getLogger("raw_tui.acp")
+
+
+@dataclass(frozen=True)
+class ClientFlags:
+    """What the client negotiated in `initialize` (`_meta.raw`)."""
+
+    panels_v2: bool = False
+    interactions: bool = False
+    tool_register: bool = False
+    tool_call: bool = False
+    tool_cancel: bool = False
+
+
+class SessionBridge:
+    def __init__(self, session: Any, conn: Any, flags: ClientFlags,
+                 declaration: Callable[[str], Any]) -> None:
+        self.session = session
+        self.conn = conn
+        self.flags = flags
+        self.id: str = session.info.session_id
+        self.cwd: str = session.info.cwd
+        self.declaration = declaration  # full panel id -> its PanelDeclaration, or None
+        self.outbox: asyncio.Queue[tuple] = asyncio.Queue()
+        self.waiting: dict[str, asyncio.Task] = {}  # call or request id -> a question to the client
+        self.panel_states: dict[str, ev.PanelState] = {}
+        self.last_end: ev.RunEnd | None = None
+        self.delivery_error: Exception | None = None
+        self.live = True  # false while history is replayed (load): no questions, no plans
+        self.state = "idle"  # the session's, from turn_state events
+        self._sender = asyncio.create_task(self._send_loop())
+        self._unsubscribe = session.bus.subscribe(self.on_event)
+
+    # events -> outbox ------------------------------------------------------------------------
+    def on_event(self, event: ev.Event) -> None:
+        """A bus subscriber: never blocks, never raises; queues what the client gets."""
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler is not None:
+            handler(event)
+
+    def _update(self, update: Any) -> None:
+        self.outbox.put_nowait(("update", update))
+
+    def _on_AssistantDelta(self, event: ev.AssistantDelta) -> None:
+        self._update(updates.message_text(event.text))
+
+    def _on_HookEvent(self, event: ev.HookEvent) -> None:
+        self._update(updates.thought(event))
+
+    def _on_PanelReceipt(self, event: ev.PanelReceipt) -> None:
+        self._update(updates.thought(event))
+
+    def _on_ToolCall(self, event: ev.ToolCall) -> None:
+        # in the gate from now on; an `ask` sets it back to pending in its permission request
+        self._update(updates.tool_call(event, self.cwd))
+        if self.live:
+            self._update(updates.in_progress(event.call_id))
+
+    def _on_ApprovalRequest(self, event: ev.ApprovalRequest) -> None:
+        if self.live:
+            self.outbox.put_nowait(("permission", event))
+
+    def _on_ApprovalDecision(self, event: ev.ApprovalDecision) -> None:
+        self._stop_waiting(event.call_id)
+        if event.allow:
+            self._update(updates.in_progress(event.call_id))
+
+    def _on_ToolResultEvent(self, event: ev.ToolResultEvent) -> None:
+        self._stop_waiting(event.call_id)
+        self._update(updates.tool_result(event))
+
+    def _on_PanelState(self, event: ev.PanelState) -> None:
+        self.panel_states[event.panel] = event
+        if self.live:
+            self.send_panel(event)
+
+    def _on_InteractionRequest(self, event: ev.InteractionRequest) -> None:
+        self.outbox.put_nowait(("interaction", event))
+
+    def _on_InteractionSettled(self, event: ev.InteractionSettled) -> None:
+        self._stop_waiting(event.request_id)
+
+    def _on_TurnState(self, event: ev.TurnState) -> None:
+        if self.live:
+            self.state = event.state
+
+    def _on_RunEnd(self, event: ev.RunEnd) -> None:
+        self.last_end = event
+
+    def _on_UserMessage(self, event: ev.UserMessage) -> None:
+        if not self.live:  # replayed history shows the user's side too
+            self._update(updates.user_text(event.text))
+
+    def send_panel(self, event: ev.PanelState) -> None:
+        declaration = self.declaration(event.panel)
+        if declaration is not None and getattr(declaration, "acp_plan", False):
+            self._update(updates.plan(event.document))
+        if self.flags.panels_v2:
+            self.outbox.put_nowait(("ext", "raw/panel/update", {
+                "sessionId": self.id, "panel": event.panel, "owner": event.owner,
+                "revision": event.revision, "closed": event.document is None,
+                "declaration": _declaration_json(declaration), "document": event.document,
+            }))
+
+    def _stop_waiting(self, key: str) -> None:
+        task = self.waiting.pop(key, None)
+        if task is not None and not task.done():
+            task.cancel()
+
+    # the sender ----------------------------------------------------------------------------
+    async def _send_loop(self) -> None:
+        while True:
+            item = await self.outbox.get()
+            try:
+                await self._send(item)
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:  # the client went away or refused a message
+                log.warning("session %s: delivery failed: %s", self.id, err)
+                if self.delivery_error is None:
+                    self.delivery_error = err
+                    await self.session.handle(cmd.Cancel())
+
+    async def _send(self, item: tuple) -> None:
+        kind = item[0]
+        if kind == "update":
+            if self.delivery_error is None:
+                await self.conn.session_update(session_id=self.id, update=item[1])
+        elif kind == "ext":
+            if self.delivery_error is None:
+                await self.conn.ext_notification(item[1], item[2])
+        elif kind == "permission":
+            self._ask(item[1].call_id, self._permission(item[1]))
+        elif kind == "interaction":
+            self._ask(item[1].request_id, self._interaction(item[1]))
+        elif kind == "mark":
+            item[1].set_result(None)
+
+    def _ask(self, key: str, coro) -> None:
+        """Ask the client in its own task: the sender goes on (a cancel still gets through)."""
+        task = asyncio.create_task(coro)
+        self.waiting[key] = task
+        task.add_done_callback(lambda t: self.waiting.pop(key, None)
+                               if self.waiting.get(key) is t else None)
+
+    async def flush(self) -> None:
+        """Wait until everything queued so far reached the client."""
+        mark = asyncio.get_running_loop().create_future()
+        self.outbox.put_nowait(("mark", mark))
+        await mark
+
+    # questions to the client -----------------------------------------------------------------
+    async def _permission(self, event: ev.ApprovalRequest) -> None:
+        """`session/request_permission`; only `selected` + `allow` allows."""
+        tool_call, options = updates.permission_request(event, self.cwd)
+        allow = False
+        try:
+            response = await self.conn.request_permission(session_id=self.id,
+                                                          tool_call=tool_call, options=options)
+            outcome = response.outcome
+            allow = getattr(outcome, "outcome", None) == "selected" and \
+                getattr(outcome, "option_id", None) == "allow"
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # an error answer is a denial
+            log.info("session %s: permission for %s failed: %s", self.id, event.call_id, err)
+        await self.session.handle(cmd.ApprovalAnswer(call_id=event.call_id, allow=allow))
+
+    async def _interaction(self, event: ev.InteractionRequest) -> None:
+        """`_raw/interaction/request` (needs `interactions`); the client replies `{action:
+        "submit", answers}` or `{action: "cancel"}`. Anything else, or an answer the form
+        refuses, cancels the request."""
+        state = self.panel_states.get(event.panel)
+        params = {"sessionId": self.id, "requestId": event.request_id, "panel": event.panel,
+                  "revision": state.revision if state else None,
+                  "document": state.document if state else None}
+        reply: Any = None
+        try:
+            reply = await self.conn.ext_method("raw/interaction/request", params)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:
+            log.info("session %s: interaction %s failed: %s", self.id, event.request_id, err)
+        if isinstance(reply, dict) and reply.get("action") == "submit" \
+                and isinstance(reply.get("answers"), dict):
+            answer = await self.session.handle(cmd.FormAnswer(
+                request_id=event.request_id, answers=reply["answers"],
+                idempotency_key=reply.get("idempotencyKey")
+                if isinstance(reply.get("idempotencyKey"), str) else None))
+            if answer.ok:
+                return
+            log.info("session %s: answer refused: %s", self.id, answer.message)
+        await self.session.handle(cmd.FormCancel(request_id=event.request_id))
+
+    # replay ----------------------------------------------------------------------------------
+    def replay(self, history: list[ev.Event]) -> None:
+        """Queue a saved session's history as updates (no questions are asked again), then the
+        current state of each open panel, once."""
+        self.live = False
+        try:
+            for event in history:
+                if not isinstance(event, (ev.ApprovalRequest, ev.InteractionRequest)):
+                    self.on_event(event)
+        finally:
+            self.live = True
+        self.send_current_panels()
+
+    def restore_panels(self, history: list[ev.Event]) -> None:
+        for event in history:
+            if isinstance(event, ev.PanelState):
+                self.panel_states[event.panel] = event
+
+    def send_current_panels(self) -> None:
+        for state in self.panel_states.values():
+            if state.document is not None:
+                self.send_panel(state)
+
+    async def close(self) -> None:
+        self._unsubscribe()
+        for task in list(self.waiting.values()):
+            task.cancel()
+        self._sender.cancel()
+        await asyncio.gather(self._sender, *self.waiting.values(), return_exceptions=True)
+
+
+def _declaration_json(declaration: Any) -> Any:
+    if declaration is None:
+        return None
+    try:
+        return msgspec.to_builtins(declaration)
+    except TypeError:
+        from dataclasses import asdict, is_dataclass
+
+        return asdict(declaration) if is_dataclass(declaration) else None
