@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -40,7 +41,7 @@ class RecordingClient:
         self.permissions.append({"options": options, "session_id": session_id,
                                  "tool_call": tool_call})
         answer = self.permission(tool_call)
-        if asyncio.iscoroutine(answer):
+        if inspect.isawaitable(answer):
             answer = await answer
         if answer == "cancelled":
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
@@ -50,7 +51,7 @@ class RecordingClient:
     async def ext_method(self, method: str, params: dict) -> dict:
         self.ext_requests.append((method, params))
         answer = self.form(params)
-        if asyncio.iscoroutine(answer):
+        if inspect.isawaitable(answer):
             answer = await answer
         return answer
 
@@ -116,8 +117,8 @@ async def rig(tmp_path: Path, lines: list[Any] | Callable[[], list[Any]] = (), *
     agent = RawAgent(open_session, store=store, version="test")
     client = client or RecordingClient()
     agent_end, client_end = memory_transport_pair()
-    agent_conn = AgentSideConnection(agent, agent_end)
-    conn = acp.connect_to_agent(client, client_end)
+    agent_conn = AgentSideConnection(agent, agent_end, use_unstable_protocol=True)
+    conn = acp.connect_to_agent(client, client_end, use_unstable_protocol=True)
     try:
         yield Rig(conn, client, agent, work, models)
     finally:
