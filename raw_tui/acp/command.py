@@ -2,8 +2,9 @@
 
 Stdout carries protocol messages only: the process's fd 1 (and fd 0) are moved aside for the
 protocol and pointed at the log file (and /dev/null), so nothing a tool, a hook or a library
-prints can reach the client. Diagnostics go to `acp.log` under the state directory; stderr
-gets one line for a config error (exit 2) and nothing else.
+prints can reach the client. Diagnostics go to `acp.log` under the state directory, and so
+does fd 2 once the config has loaded: a client that reads stderr only at exit (Toad) never
+blocks on a full pipe. Stderr gets one line for a config error (exit 2) and nothing else.
 """
 
 from __future__ import annotations
@@ -75,15 +76,17 @@ def _start_logging():
 
 
 def _take_stdio(log_file):
-    """Duplicate fd 0 and fd 1 for the protocol; fd 0 becomes /dev/null and fd 1 the log, so
-    children (hooks, bash) and stray prints never touch the protocol streams."""
+    """Duplicate fd 0 and fd 1 for the protocol; fd 0 becomes /dev/null, fd 1 and fd 2 the
+    log, so children (hooks, bash) and stray prints never touch the protocol streams."""
     protocol_in = os.fdopen(os.dup(0), "rb", buffering=0)
     protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
     sys.stdout.flush()
+    sys.stderr.flush()
     os.dup2(log_file.fileno(), 1)
+    os.dup2(log_file.fileno(), 2)
     return protocol_in, protocol_out
 
 

@@ -34,3 +34,27 @@ def test_config_list_and_call_do_not_import_textual(tmp_path):
                               text=True, cwd=tmp_path)
         assert "textual imported" not in proc.stderr, proc.stderr
         assert proc.returncode in (0, 1), proc.stderr
+
+
+def test_acp_builds_the_engine_without_textual_and_other_commands_skip_the_sdk(tmp_path):
+    """`raw-tui acp` loads the ACP SDK and the engine, never textual; `config list` never
+    loads the SDK (its import costs ≈0.8 s)."""
+    code = (
+        "import sys\n"
+        "import raw_tui.acp.agent, raw_tui.acp.bridge, raw_tui.acp.command\n"
+        "import raw_tui.session.session, raw_tui.session.store\n"
+        "bad = [m for m in sys.modules if m == 'textual' or m.startswith('textual.')]\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+    listing = (
+        "import sys\n"
+        "from raw_tui import cli\n"
+        "rc = cli.main(['config', 'list'])\n"
+        "assert 'acp' not in sys.modules and 'raw_tui.acp.agent' not in sys.modules, 'acp'\n"
+        "sys.exit(rc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr

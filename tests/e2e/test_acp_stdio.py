@@ -1,0 +1,106 @@
+"""Issue 14: `raw-tui acp` as a real subprocess, driven by the SDK's `spawn_agent_process` with
+an explicit environment (the SDK trims the child's env to PATH, HOME, …)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import acp
+
+from tests.acp_agent.kit import RecordingClient
+from tests.helpers import write_config, write_tool
+
+NOISY_TOOL = '''
+import os, sys
+def handler(args, ctx):
+    print("stray print on stdout")
+    os.write(1, b"stray bytes on fd 1\\n")
+    print("stray print on stderr", file=sys.stderr)
+    return "noisy done"
+'''
+
+
+def agent_env(home: Path) -> dict[str, str]:
+    """What the child needs: this interpreter's paths and the test's XDG homes."""
+    env = {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+           "XDG_CONFIG_HOME": str(home / "config"), "XDG_STATE_HOME": str(home / "state"),
+           "XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache")}
+    if "VIRTUAL_ENV" in os.environ:
+        env["VIRTUAL_ENV"] = os.environ["VIRTUAL_ENV"]
+    return env
+
+
+def scripted_config(tmp_path: Path, lines: list[dict], **agent) -> Path:
+    cfg = tmp_path / "cfg"
+    write_tool(cfg, "noisy", NOISY_TOOL)
+    path = write_config(cfg, {"tools": {"use": ["builtin/read_file", "builtin/write_file",
+                                                "agent/noisy"], **agent}})
+    (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+async def test_a_subprocess_session_with_an_ask_keeps_stdout_for_the_protocol(
+        tmp_path, isolated_home):
+    work = tmp_path / "work"
+    work.mkdir()
+    config = scripted_config(tmp_path, [
+        {"text": "Writing.", "tool_calls": [
+            {"name": "noisy", "arguments": {}, "id": "c_noisy"},
+            {"name": "write_file", "id": "c_write", "arguments": {"operations": [
+                {"mode": "overwrite", "path": "out.txt", "content": "from acp\n"}]}}]},
+        {"text": "Done."}], rules=[{"match": "builtin/write_file", "effect": "ask"}])
+    client = RecordingClient(permission=lambda call: "allow")
+    stderr_file = tmp_path / "stderr.txt"
+    with open(stderr_file, "wb") as stderr:
+        async with acp.spawn_agent_process(
+                client, sys.executable, "-m", "raw_tui.cli", "--config", str(config), "acp",
+                env=agent_env(isolated_home), cwd=str(work),
+                transport_kwargs={"stderr": stderr}, use_unstable_protocol=True) as (conn, proc):
+            init = await asyncio.wait_for(conn.initialize(protocol_version=1), 30)
+            assert init.agent_info.name == "raw-tui"
+            session = await conn.new_session(cwd=str(work), mcp_servers=[])
+            reply = await asyncio.wait_for(conn.prompt(
+                session_id=session.session_id, prompt=[acp.text_block("write it")]), 30)
+            listed = await conn.list_sessions(cwd=str(work))
+        await asyncio.wait_for(proc.wait(), 10)
+    assert reply.stop_reason == "end_turn"
+    assert (work / "out.txt").read_text() == "from acp\n"
+    assert [p["tool_call"].tool_call_id for p in client.permissions] == ["c_write"]
+    assert client.text() == "Writing.Done."
+    assert [s.session_id for s in listed.sessions] == [session.session_id]
+    assert proc.returncode == 0
+    # nothing but protocol reached the client; stray output went to the log, not stderr
+    assert stderr_file.read_bytes() == b""
+    log = (isolated_home / "state" / "raw-tui" / "acp.log").read_text()
+    assert "stray print on stdout" in log and "stray bytes on fd 1" in log
+    assert "stray print on stderr" in log
+    assert "initialize: client" in log
+
+
+def test_acp_config_error_exits_2_with_one_line(tmp_path):
+    bad = tmp_path / "raw.json"
+    bad.write_text("{")
+    proc = subprocess.run([sys.executable, "-m", "raw_tui.cli", "--config", str(bad), "acp"],
+                          capture_output=True, text=True, input="", timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1 and "config error" in proc.stderr
+
+
+def test_acp_exits_0_when_the_client_closes(tmp_path):
+    config = scripted_config(tmp_path, [])
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": 1}}
+    proc = subprocess.run([sys.executable, "-m", "raw_tui.cli", "--config", str(config), "acp"],
+                          capture_output=True, text=True, input=json.dumps(request) + "\n",
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    [line] = proc.stdout.splitlines()
+    reply = json.loads(line)
+    assert reply["id"] == 1 and reply["result"]["protocolVersion"] == 1
+    assert proc.stderr == ""
