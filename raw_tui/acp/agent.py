@@ -132,7 +132,7 @@ class RawAgent:
                     history: list | None = None, replay: bool = False) -> SessionBridge:
         flags = self.flags or ClientFlags()
         session = self.open_session(cwd, session_id=session_id, history=history,
-                                    forms=flags.interactions)
+                                    forms=flags.interactions, offload=False)
         bridge = SessionBridge(session, self.conn, flags,
                                lambda panel: self.declaration(session, panel))
         self.bridges[bridge.id] = bridge
@@ -305,3 +305,16 @@ def _declaration(session: Any, panel: str) -> Any:
     if tool is None:
         return None
     return next((d for d in tool.declarations if d.id == panel_id), None)
+
+
+def connect(agent: RawAgent, writer: Any, reader: Any = None, *, listening: bool = True):
+    """The SDK's JSON-RPC connection routing Raw's methods to `agent` (over a byte stream
+    pair, or one message transport when `reader` is None). Updates go out through it as wire
+    JSON, without the SDK's per-message models."""
+    from acp.agent.router import build_agent_router
+    from acp.connection import Connection
+
+    conn = Connection(build_agent_router(agent, use_unstable_protocol=True), writer, reader,
+                      listening=listening)
+    agent.on_connect(conn)
+    return conn

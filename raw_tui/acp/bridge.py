@@ -34,6 +34,9 @@ class ClientFlags:
 
 
 class SessionBridge:
+    """`conn` is the SDK's low-level JSON-RPC `Connection` (`send_notification`,
+    `send_request` with wire JSON)."""
+
     def __init__(self, session: Any, conn: Any, flags: ClientFlags,
                  declaration: Callable[[str], Any]) -> None:
         self.session = session
@@ -42,7 +45,8 @@ class SessionBridge:
         self.id: str = session.info.session_id
         self.cwd: str = session.info.cwd
         self.declaration = declaration  # full panel id -> its PanelDeclaration, or None
-        self.outbox: asyncio.Queue[tuple] = asyncio.Queue()
+        # (method, params) notifications, or (None, fn): fn() runs in order with them
+        self.outbox: asyncio.Queue[tuple[str | None, Any]] = asyncio.Queue()
         self.waiting: dict[str, asyncio.Task] = {}  # call or request id -> a question to the client
         self.panel_states: dict[str, ev.PanelState] = {}
         self.last_end: ev.RunEnd | None = None
@@ -55,12 +59,16 @@ class SessionBridge:
     # events -> outbox ------------------------------------------------------------------------
     def on_event(self, event: ev.Event) -> None:
         """A bus subscriber: never blocks, never raises; queues what the client gets."""
-        handler = getattr(self, f"_on_{type(event).__name__}", None)
-        if handler is not None:
-            handler(event)
+        name = _HANDLERS.get(type(event))
+        if name is not None:
+            getattr(self, name)(event)
 
     def _update(self, update: Any) -> None:
-        self.outbox.put_nowait(("update", update))
+        self.outbox.put_nowait(("session/update", {"sessionId": self.id, "update": update}))
+
+    def _later(self, fn: Callable[[], None]) -> None:
+        """Run `fn` from the sender, after everything queued before it was sent."""
+        self.outbox.put_nowait((None, fn))
 
     def _on_AssistantDelta(self, event: ev.AssistantDelta) -> None:
         self._update(updates.message_text(event.text))
@@ -79,7 +87,7 @@ class SessionBridge:
 
     def _on_ApprovalRequest(self, event: ev.ApprovalRequest) -> None:
         if self.live:
-            self.outbox.put_nowait(("permission", event))
+            self._later(lambda: self._ask(event.call_id, self._permission(event)))
 
     def _on_ApprovalDecision(self, event: ev.ApprovalDecision) -> None:
         self._stop_waiting(event.call_id)
@@ -96,7 +104,7 @@ class SessionBridge:
             self.send_panel(event)
 
     def _on_InteractionRequest(self, event: ev.InteractionRequest) -> None:
-        self.outbox.put_nowait(("interaction", event))
+        self._later(lambda: self._ask(event.request_id, self._interaction(event)))
 
     def _on_InteractionSettled(self, event: ev.InteractionSettled) -> None:
         self._stop_waiting(event.request_id)
@@ -117,7 +125,7 @@ class SessionBridge:
         if declaration is not None and getattr(declaration, "acp_plan", False):
             self._update(updates.plan(event.document))
         if self.flags.panels_v2:
-            self.outbox.put_nowait(("ext", "raw/panel/update", {
+            self.outbox.put_nowait(("_raw/panel/update", {
                 "sessionId": self.id, "panel": event.panel, "owner": event.owner,
                 "revision": event.revision, "closed": event.document is None,
                 "declaration": _declaration_json(declaration), "document": event.document,
@@ -131,9 +139,12 @@ class SessionBridge:
     # the sender ----------------------------------------------------------------------------
     async def _send_loop(self) -> None:
         while True:
-            item = await self.outbox.get()
+            method, params = await self.outbox.get()
             try:
-                await self._send(item)
+                if method is None:
+                    params()
+                elif self.delivery_error is None:
+                    await self.conn.send_notification(method, params)
             except asyncio.CancelledError:
                 raise
             except Exception as err:  # the client went away or refused a message
@@ -141,21 +152,6 @@ class SessionBridge:
                 if self.delivery_error is None:
                     self.delivery_error = err
                     await self.session.handle(cmd.Cancel())
-
-    async def _send(self, item: tuple) -> None:
-        kind = item[0]
-        if kind == "update":
-            if self.delivery_error is None:
-                await self.conn.session_update(session_id=self.id, update=item[1])
-        elif kind == "ext":
-            if self.delivery_error is None:
-                await self.conn.ext_notification(item[1], item[2])
-        elif kind == "permission":
-            self._ask(item[1].call_id, self._permission(item[1]))
-        elif kind == "interaction":
-            self._ask(item[1].request_id, self._interaction(item[1]))
-        elif kind == "mark":
-            item[1].set_result(None)
 
     def _ask(self, key: str, coro) -> None:
         """Ask the client in its own task: the sender goes on (a cancel still gets through)."""
@@ -167,20 +163,18 @@ class SessionBridge:
     async def flush(self) -> None:
         """Wait until everything queued so far reached the client."""
         mark = asyncio.get_running_loop().create_future()
-        self.outbox.put_nowait(("mark", mark))
+        self._later(lambda: mark.done() or mark.set_result(None))
         await mark
 
     # questions to the client -----------------------------------------------------------------
     async def _permission(self, event: ev.ApprovalRequest) -> None:
         """`session/request_permission`; only `selected` + `allow` allows."""
-        tool_call, options = updates.permission_request(event, self.cwd)
         allow = False
         try:
-            response = await self.conn.request_permission(session_id=self.id,
-                                                          tool_call=tool_call, options=options)
-            outcome = response.outcome
-            allow = getattr(outcome, "outcome", None) == "selected" and \
-                getattr(outcome, "option_id", None) == "allow"
+            response = await self.conn.send_request(
+                "session/request_permission",
+                updates.permission_request(self.id, event, self.cwd))
+            allow = updates.allowed(response)
         except asyncio.CancelledError:
             raise
         except Exception as err:  # an error answer is a denial
@@ -197,7 +191,7 @@ class SessionBridge:
                   "document": state.document if state else None}
         reply: Any = None
         try:
-            reply = await self.conn.ext_method("raw/interaction/request", params)
+            reply = await self.conn.send_request("_raw/interaction/request", params)
         except asyncio.CancelledError:
             raise
         except Exception as err:
@@ -242,6 +236,12 @@ class SessionBridge:
             task.cancel()
         self._sender.cancel()
         await asyncio.gather(self._sender, *self.waiting.values(), return_exceptions=True)
+
+
+_HANDLERS = {cls: f"_on_{cls.__name__}" for cls in (
+    ev.AssistantDelta, ev.HookEvent, ev.PanelReceipt, ev.ToolCall, ev.ApprovalRequest,
+    ev.ApprovalDecision, ev.ToolResultEvent, ev.PanelState, ev.InteractionRequest,
+    ev.InteractionSettled, ev.TurnState, ev.RunEnd, ev.UserMessage)}
 
 
 def _declaration_json(declaration: Any) -> Any:

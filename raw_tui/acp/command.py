@@ -39,25 +39,25 @@ def cmd_acp(args) -> int:
 
 
 async def serve(config, agent_config, protocol_in, protocol_out, *, store=None) -> None:
-    import acp
-
     from .. import __version__
     from ..session.session import Session
     from ..session.store import HistoryStore
-    from .agent import RawAgent
+    from .agent import RawAgent, connect
 
     store = store or HistoryStore()
 
-    def open_session(cwd: str, *, session_id=None, history=None, forms=False):
+    def open_session(cwd: str, *, session_id=None, history=None, forms=False, offload=False):
         return Session(config, agent_config, cwd=cwd, store=store, interactive=True,
-                       session_id=session_id, history=history, forms=forms)
+                       session_id=session_id, history=history, forms=forms, offload=offload)
 
     agent = RawAgent(open_session, store=store, version=__version__)
     reader, writer = await _streams(protocol_in, protocol_out)
+    conn = connect(agent, writer, reader, listening=False)
     try:
-        await acp.run_agent(agent, writer, reader, use_unstable_protocol=True)
+        await conn.main_loop()
     finally:
         await agent.close()
+        await conn.close()
         store.close()
 
 

@@ -1,16 +1,14 @@
 """Bus events → ACP `session/update` payloads (DECISIONS.md §11, MCP-ACP.md §2.2, §2.4, §5).
 
-Pure functions: each takes an engine event (and what it needs to know of the session) and
-returns SDK update objects. Nothing here sends anything.
+Pure functions returning the wire JSON (camelCase dicts, as the ACP schema names them): a
+turn sends a few messages per tool call, and building SDK models for each costs more than
+the call itself. The SDK's client parses them into its models like any others.
 """
 
 from __future__ import annotations
 
 import os
 from typing import Any
-
-import acp
-from acp.schema import PermissionOption, ToolCallLocation, ToolCallUpdate
 
 from .. import bus as ev
 from ..hooks.dispatcher import format_receipt
@@ -19,7 +17,8 @@ READ_TOOLS = frozenset({"builtin/read_file"})
 EDIT_TOOLS = frozenset({"builtin/write_file"})
 
 # Raw's two options; kinds always sent (Toad binds its keys to them).
-PERMISSION_OPTIONS = (("allow", "Allow once", "allow_once"), ("deny", "Deny", "reject_once"))
+PERMISSION_OPTIONS = [{"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
+                      {"optionId": "deny", "name": "Deny", "kind": "reject_once"}]
 
 PLAN_STATUS = {"done": "completed", "skipped": "completed", "blocked": "pending",
                "failed": "pending", "in_progress": "in_progress", "pending": "pending"}
@@ -33,6 +32,18 @@ def tool_kind(identity: str) -> str:
     return "execute"
 
 
+def _text(kind: str, text: str) -> dict[str, Any]:
+    return {"sessionUpdate": kind, "content": {"type": "text", "text": text}}
+
+
+def message_text(text: str) -> dict[str, Any]:
+    return _text("agent_message_chunk", text)
+
+
+def user_text(text: str) -> dict[str, Any]:
+    return _text("user_message_chunk", text)
+
+
 def receipt_line(event: ev.PanelReceipt) -> str:
     """The CLI's receipt line: `▸ Todo r5 · 3/7 · Fix the API` (or `… rejected: CODE …`)."""
     title = " ".join(event.title.split())
@@ -42,16 +53,16 @@ def receipt_line(event: ev.PanelReceipt) -> str:
     return f"▸ {title} r{event.revision}{' · ' + summary if summary else ''}"
 
 
-def thought(event: ev.HookEvent | ev.PanelReceipt):
+def thought(event: ev.HookEvent | ev.PanelReceipt) -> dict[str, Any]:
     text = format_receipt(event) if isinstance(event, ev.HookEvent) else receipt_line(event)
-    return acp.update_agent_thought_text(text + "\n")
+    return _text("agent_thought_chunk", text + "\n")
 
 
 def _abs(path: str, cwd: str) -> str:
     return os.path.normpath(os.path.join(cwd, path))
 
 
-def locations(event: ev.ToolCall | ev.ApprovalRequest, cwd: str) -> list[ToolCallLocation]:
+def locations(event: ev.ToolCall | ev.ApprovalRequest, cwd: str) -> list[dict[str, str]]:
     """Absolute paths the call touches: the effects' files (write_file), or `path`."""
     paths: list[str] = []
     effects = event.effects if event.effects is not ev._UNSET else None
@@ -60,87 +71,92 @@ def locations(event: ev.ToolCall | ev.ApprovalRequest, cwd: str) -> list[ToolCal
                  if isinstance(f, dict) and isinstance(f.get("path"), str)]
     elif isinstance(event.arguments, dict) and isinstance(event.arguments.get("path"), str):
         paths = [event.arguments["path"]]
-    return [ToolCallLocation(path=_abs(p, cwd)) for p in dict.fromkeys(paths)]
+    return [{"path": _abs(p, cwd)} for p in dict.fromkeys(paths)]
 
 
-def diffs(event: ev.ApprovalRequest, cwd: str) -> list[Any]:
+def diffs(event: Any, cwd: str) -> list[dict[str, Any]]:
     """`diff` contents from the engine's approval preview (absolute paths; a new file has
     `oldText: ""` so Toad opens its diff screen). Empty when the event has no preview or a
     file's texts were too large to carry."""
     preview = getattr(event, "preview", None)
-    files = getattr(preview, "files", None) or []
     out = []
-    for item in files:
+    for item in getattr(preview, "files", None) or []:
         after = getattr(item, "after", None)
         if after is None:
             continue
         before = getattr(item, "before", None)
-        out.append(acp.tool_diff_content(_abs(item.path, cwd), after,
-                                         old_text=before if before is not None else ""))
+        out.append({"type": "diff", "path": _abs(item.path, cwd),
+                    "oldText": before if before is not None else "", "newText": after})
     return out
 
 
-def message_text(text: str):
-    return acp.update_agent_message_text(text)
+def tool_call(event: ev.ToolCall, cwd: str) -> dict[str, Any]:
+    update = {"sessionUpdate": "tool_call", "toolCallId": event.call_id, "title": event.name,
+              "kind": tool_kind(event.identity), "status": "pending",
+              "rawInput": event.arguments}
+    where = locations(event, cwd)
+    if where:
+        update["locations"] = where
+    return update
 
 
-def user_text(text: str):
-    return acp.update_user_message_text(text)
-
-
-def tool_call(event: ev.ToolCall, cwd: str):
-    return acp.start_tool_call(event.call_id, event.name, kind=tool_kind(event.identity),
-                               status="pending", raw_input=event.arguments,
-                               locations=locations(event, cwd) or None)
-
-
-def permission_request(event: ev.ApprovalRequest, cwd: str) -> tuple[ToolCallUpdate, list]:
-    """The `toolCall` and `options` of `session/request_permission` for an `ask`."""
+def permission_request(session_id: str, event: ev.ApprovalRequest, cwd: str) -> dict[str, Any]:
+    """The params of `session/request_permission` for an `ask`: the call (with the diff when
+    the engine previewed it), Raw's two options, and the effects in `_meta.raw`."""
     meta: dict[str, Any] = {"identity": event.identity}
     if event.effects is not ev._UNSET:
         meta["effects"] = event.effects
     if event.rule is not ev._UNSET:
         meta["rule_index"] = event.rule
+    call: dict[str, Any] = {"toolCallId": event.call_id, "title": event.name,
+                            "kind": tool_kind(event.identity), "status": "pending",
+                            "rawInput": event.arguments, "_meta": {"raw": meta}}
     content = diffs(event, cwd)
-    call = ToolCallUpdate(tool_call_id=event.call_id, title=event.name,
-                          kind=tool_kind(event.identity), status="pending",
-                          raw_input=event.arguments, content=content or None,
-                          locations=locations(event, cwd) or None, field_meta={"raw": meta})
-    options = [PermissionOption(option_id=oid, name=name, kind=kind)
-               for oid, name, kind in PERMISSION_OPTIONS]
-    return call, options
+    if content:
+        call["content"] = content
+    where = locations(event, cwd)
+    if where:
+        call["locations"] = where
+    return {"sessionId": session_id, "toolCall": call, "options": PERMISSION_OPTIONS}
 
 
-def tool_result(event: ev.ToolResultEvent):
+def allowed(response: Any) -> bool:
+    """Only `{outcome: {outcome: "selected", optionId: "allow"}}` allows."""
+    outcome = response.get("outcome") if isinstance(response, dict) else None
+    return isinstance(outcome, dict) and outcome.get("outcome") == "selected" \
+        and outcome.get("optionId") == "allow"
+
+
+def tool_result(event: ev.ToolResultEvent) -> dict[str, Any]:
     output: dict[str, Any] = {"isError": event.isError, "content": event.content}
     if event.code is not ev._UNSET:
         output["code"] = event.code
     if event.truncated is not ev._UNSET:
         output["truncated"] = event.truncated
+    update = {"sessionUpdate": "tool_call_update", "toolCallId": event.call_id,
+              "status": "failed" if event.isError else "completed", "rawOutput": output}
     text = "\n".join(b.get("text", "") for b in event.content
                      if isinstance(b, dict) and b.get("type") == "text")
-    content = [acp.tool_content(acp.text_block(text))] if text else None
-    return acp.update_tool_call(event.call_id, status="failed" if event.isError else "completed",
-                                raw_output=output, content=content)
+    if text:
+        update["content"] = [{"type": "content", "content": {"type": "text", "text": text}}]
+    return update
 
 
-def in_progress(call_id: str):
-    return acp.update_tool_call(call_id, status="in_progress")
+def in_progress(call_id: str) -> dict[str, Any]:
+    return {"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "in_progress"}
 
 
-def plan(document: Any):
+def plan(document: Any) -> dict[str, Any]:
     """A standard `plan` from a panel document: its first checklist flattened depth-first;
     a closed panel (no document) gives no entries."""
-    entries = []
     checklist = None
     if isinstance(document, dict):
         checklist = next((b for b in document.get("blocks") or []
                           if isinstance(b, dict) and b.get("kind") == "checklist"), None)
-    for item in _flatten((checklist or {}).get("items") or []):
-        entries.append(acp.plan_entry(str(item.get("label") or item.get("id") or ""),
-                                      priority="medium",
-                                      status=PLAN_STATUS.get(item.get("status"), "pending")))
-    return acp.update_plan(entries)
+    entries = [{"content": str(item.get("label") or item.get("id") or ""), "priority": "medium",
+                "status": PLAN_STATUS.get(item.get("status"), "pending")}
+               for item in _flatten((checklist or {}).get("items") or [])]
+    return {"sessionUpdate": "plan", "entries": entries}
 
 
 def _flatten(items: list[Any]):
@@ -148,4 +164,3 @@ def _flatten(items: list[Any]):
         if isinstance(item, dict):
             yield item
             yield from _flatten(item.get("items") or [])
-

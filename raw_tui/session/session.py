@@ -60,9 +60,11 @@ class Session:
     def __init__(self, config, agent, *, cwd: str, bus: ev.Bus | None = None, store=None,
                  interactive: bool = False, session_id: str | None = None,
                  history: list[ev.Event] | None = None, provider=None,
-                 forms: bool | None = None) -> None:
+                 forms: bool | None = None, offload: bool | None = None) -> None:
         """`forms`: someone can answer interaction requests (default: `interactive`); an
-        ACP client that did not negotiate `interactions` approves calls but answers no form."""
+        ACP client that did not negotiate `interactions` approves calls but answers no form.
+        `offload`: plain handlers run in a worker thread (default: `interactive`, so a UI
+        never freezes; an ACP session runs them inline, as headless runs do)."""
         from ..panels.host import PanelHost
         from ..interactions import Interactions
 
@@ -110,7 +112,8 @@ class Session:
         self.dispatcher = Dispatcher(agent, bus=self.bus, cwd=cwd, hooks=self.hooks,
                                      approver=self.approver, panels=self.panels,
                                      interactions=self.interactions.for_call,
-                                     offload_plain_handlers=interactive)
+                                     offload_plain_handlers=interactive if offload is None
+                                     else offload)
 
     # attachment ------------------------------------------------------------------------
     async def open(self, *, watch: bool = False) -> None:

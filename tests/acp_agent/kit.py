@@ -12,10 +12,9 @@ from typing import Any, Callable
 
 import acp
 from acp._transport import memory_transport_pair
-from acp.core import AgentSideConnection
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
-from raw_tui.acp.agent import RawAgent
+from raw_tui.acp.agent import RawAgent, connect
 from raw_tui.session.session import Session
 from raw_tui.session.store import HistoryStore
 from tests.engine.session_kit import RecordingModel, agent_config
@@ -108,16 +107,17 @@ async def rig(tmp_path: Path, lines: list[Any] | Callable[[], list[Any]] = (), *
     work.mkdir(parents=True, exist_ok=True)
     models: list[RecordingModel] = []
 
-    def open_session(cwd, *, session_id=None, history=None, forms=False):
+    def open_session(cwd, *, session_id=None, history=None, forms=False, offload=False):
         model = RecordingModel(list(lines() if callable(lines) else lines), delay_ms=delay_ms)
         models.append(model)
         return Session(config, config.agent(), cwd=cwd, store=store, interactive=True,
-                       session_id=session_id, history=history, provider=model, forms=forms)
+                       session_id=session_id, history=history, provider=model, forms=forms,
+                       offload=offload)
 
     agent = RawAgent(open_session, store=store, version="test")
     client = client or RecordingClient()
     agent_end, client_end = memory_transport_pair()
-    agent_conn = AgentSideConnection(agent, agent_end, use_unstable_protocol=True)
+    agent_conn = connect(agent, agent_end)
     conn = acp.connect_to_agent(client, client_end, use_unstable_protocol=True)
     try:
         yield Rig(conn, client, agent, work, models)

@@ -442,10 +442,13 @@ def test_write_file_diff_from_the_preview_shape(tmp_path):
                         after="fresh\n"),
         SimpleNamespace(path="big.bin", operation="update", before=None, after=None)])
     diffs = updates.diffs(SimpleNamespace(preview=event_preview), str(tmp_path))
-    wire = [d.model_dump(by_alias=True, exclude_none=True) for d in diffs]
-    assert wire == [
+    assert diffs == [
         {"type": "diff", "path": str(tmp_path / "a.txt"), "oldText": "old\n", "newText": "new\n"},
         {"type": "diff", "path": str(tmp_path / "b.txt"), "oldText": "", "newText": "fresh\n"}]
-    call, _ = updates.permission_request(event, str(tmp_path))
-    assert call.content is None  # no preview on this event: no diff, locations still there
-    assert [loc.path for loc in call.locations] == [str(tmp_path / "a.txt")]
+    from acp.schema import FileEditToolCallContent
+
+    for diff in diffs:  # valid for the SDK's schema
+        FileEditToolCallContent.model_validate(diff)
+    params = updates.permission_request("s", event, str(tmp_path))
+    assert "content" not in params["toolCall"]  # no preview on this event: no diff
+    assert params["toolCall"]["locations"] == [{"path": str(tmp_path / "a.txt")}]
