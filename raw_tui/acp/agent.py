@@ -15,63 +15,73 @@ import os
 import uuid
 from typing import Any, Callable
 
-from acp import PROTOCOL_VERSION, InitializeResponse, LoadSessionResponse, NewSessionResponse
-from acp.schema import (AgentCapabilities, Implementation, ListSessionsResponse, McpCapabilities,
-                        PromptResponse, ResumeSessionResponse, SessionCapabilities, SessionInfo,
-                        SessionListCapabilities, SessionResumeCapabilities)
+from acp import LoadSessionResponse, NewSessionResponse
+from acp.schema import (ListSessionsResponse, PromptResponse, ResumeSessionResponse,
+                        SessionInfo)
 
 from .. import commands as cmd
 from . import codes
-from .bridge import ClientFlags, SessionBridge
+from .bridge import SessionBridge
 from .codes import error
+from .handshake import ClientFlags, FlagError, initialize_result, read_flags
 
 log = logging.getLogger("raw_tui.acp")
 
 PAGE_SIZE = 20  # session/list
-# `_meta.raw` flags the client may send (booleans) and those raw-tui serves.
-KNOWN_FLAGS = ("runtimeInfo", "sessionConfigure", "toolRegister", "toolCall", "sessionCompact",
-               "toolCancel", "panelsV2", "interactions", "panels")
-SERVED_FLAGS = ("panelsV2", "interactions")
 
 STOP_REASONS = {"completed": "end_turn", "max_steps": "max_turn_requests",
                 "cancelled": "cancelled"}
 
 
+def _request(method):
+    """Keep the task answering a request in `inflight` while the method runs."""
+    import functools
+
+    @functools.wraps(method)
+    async def tracked(self, *args, **kwargs):
+        task = asyncio.current_task()
+        self.inflight.add(task)
+        try:
+            return await method(self, *args, **kwargs)
+        finally:
+            task.add_done_callback(self.inflight.discard)
+
+    return tracked
+
+
 class RawAgent:
     def __init__(self, open_session: Callable[..., Any], *, store: Any, version: str,
-                 declaration: Callable[[Any, str], Any] | None = None) -> None:
+                 declaration: Callable[[Any, str], Any] | None = None,
+                 flags: ClientFlags | None = None) -> None:
         self.open_session = open_session
         self.store = store
         self.version = version
         self.declaration = declaration or _declaration
         self.conn: Any = None
-        self.flags: ClientFlags | None = None
+        self.flags = flags  # set by `initialize` (or by the early handshake)
         self.bridges: dict[str, SessionBridge] = {}
+        self.inflight: set[asyncio.Task] = set()  # requests being answered
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
     # initialize ------------------------------------------------------------------------------
+    @_request
     async def initialize(self, protocol_version: int, client_capabilities: Any = None,
-                         client_info: Any = None, **kwargs: Any) -> InitializeResponse:
+                         client_info: Any = None, **kwargs: Any) -> dict[str, Any]:
         offered = kwargs.get("raw")
         if offered is None and client_capabilities is not None:
             offered = (client_capabilities.field_meta or {}).get("raw")
-        self.flags = read_flags(offered)
+        try:
+            self.flags = read_flags(offered)
+        except FlagError as err:
+            raise error(codes.INVALID_PARAMS, str(err)) from None
         log.info("initialize: client %s, flags %s",
                  getattr(client_info, "name", "?"), self.flags)
-        capabilities = AgentCapabilities(
-            load_session=True,
-            # client MCP servers are refused until the MCP manager takes them (session/new)
-            mcp_capabilities=McpCapabilities(http=False, sse=False),
-            session_capabilities=SessionCapabilities(list=SessionListCapabilities(),
-                                                     resume=SessionResumeCapabilities()))
-        return InitializeResponse(
-            protocol_version=PROTOCOL_VERSION, agent_capabilities=capabilities,
-            agent_info=Implementation(name="raw-tui", title="raw-tui", version=self.version),
-            auth_methods=[], field_meta={"raw": {flag: True for flag in SERVED_FLAGS}})
+        return initialize_result(self.version)
 
     # sessions --------------------------------------------------------------------------------
+    @_request
     async def new_session(self, cwd: str, mcp_servers: list | None = None,
                           additional_directories: list[str] | None = None,
                           **kwargs: Any) -> NewSessionResponse:
@@ -81,12 +91,14 @@ class RawAgent:
         bridge = await self._open(cwd)
         return NewSessionResponse(session_id=bridge.id)
 
+    @_request
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list | None = None,
                            additional_directories: list[str] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
         await self._reopen(cwd, session_id, mcp_servers, replay=True)
         return LoadSessionResponse()
 
+    @_request
     async def resume_session(self, session_id: str, cwd: str,
                              additional_directories: list[str] | None = None,
                              mcp_servers: list | None = None,
@@ -94,6 +106,7 @@ class RawAgent:
         await self._reopen(cwd, session_id, mcp_servers, replay=False)
         return ResumeSessionResponse()
 
+    @_request
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
                             **kwargs: Any) -> ListSessionsResponse:
         self._initialized()
@@ -147,6 +160,7 @@ class RawAgent:
         return bridge
 
     # turns -------------------------------------------------------------------------------------
+    @_request
     async def prompt(self, prompt: list, session_id: str, **kwargs: Any) -> PromptResponse:
         bridge = self._bridge(session_id)
         text = prompt_text(prompt)
@@ -176,6 +190,7 @@ class RawAgent:
             await bridge.session.handle(cmd.Cancel())
 
     # extensions ----------------------------------------------------------------------------
+    @_request
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "raw/panel/action":
             return await self._panel_action(params)
@@ -228,28 +243,19 @@ class RawAgent:
         await bridge.flush()
         await bridge.close()
 
-    async def close(self) -> None:
-        """The client went away: every session is closed (SessionEnd hooks run)."""
+    async def close(self, grace: float = 5.0) -> None:
+        """The client went away: running turns are cancelled, requests in flight get their
+        replies (within `grace` seconds), then every session is closed (SessionEnd hooks)."""
+        for bridge in list(self.bridges.values()):
+            await bridge.session.handle(cmd.Cancel())
+        pending = {t for t in self.inflight if t is not asyncio.current_task()}
+        if pending:
+            await asyncio.wait(pending, timeout=grace)
         await asyncio.gather(*(self._close(b) for b in list(self.bridges.values())),
                              return_exceptions=True)
 
 
 # checks -------------------------------------------------------------------------------------
-
-def read_flags(offered: Any) -> ClientFlags:
-    if offered is None:
-        return ClientFlags()
-    if not isinstance(offered, dict):
-        raise error(codes.INVALID_PARAMS, "_meta.raw must be an object")
-    for flag in KNOWN_FLAGS:
-        if flag in offered and not isinstance(offered[flag], bool):
-            raise error(codes.INVALID_PARAMS, f"_meta.raw.{flag} must be boolean")
-    return ClientFlags(panels_v2=offered.get("panelsV2") is True,
-                       interactions=offered.get("interactions") is True,
-                       tool_register=offered.get("toolRegister") is True,
-                       tool_call=offered.get("toolCall") is True,
-                       tool_cancel=offered.get("toolCancel") is True)
-
 
 def check_cwd(cwd: str) -> None:
     if not os.path.isabs(cwd):

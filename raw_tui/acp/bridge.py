@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import msgspec
@@ -18,19 +17,9 @@ import msgspec
 from .. import bus as ev
 from .. import commands as cmd
 from . import updates
+from .handshake import ClientFlags
 
 log = logging.getLogger("raw_tui.acp")
-
-
-@dataclass(frozen=True)
-class ClientFlags:
-    """What the client negotiated in `initialize` (`_meta.raw`)."""
-
-    panels_v2: bool = False
-    interactions: bool = False
-    tool_register: bool = False
-    tool_call: bool = False
-    tool_cancel: bool = False
 
 
 class SessionBridge:
@@ -51,6 +40,7 @@ class SessionBridge:
         self.panel_states: dict[str, ev.PanelState] = {}
         self.last_end: ev.RunEnd | None = None
         self.delivery_error: Exception | None = None
+        self._marks: set[asyncio.Future] = set()  # flush() calls waiting
         self.live = True  # false while history is replayed (load): no questions, no plans
         self.state = "idle"  # the session's, from turn_state events
         self._sender = asyncio.create_task(self._send_loop())
@@ -163,8 +153,12 @@ class SessionBridge:
     async def flush(self) -> None:
         """Wait until everything queued so far reached the client."""
         mark = asyncio.get_running_loop().create_future()
+        self._marks.add(mark)
         self._later(lambda: mark.done() or mark.set_result(None))
-        await mark
+        try:
+            await mark
+        finally:
+            self._marks.discard(mark)
 
     # questions to the client -----------------------------------------------------------------
     async def _permission(self, event: ev.ApprovalRequest) -> None:
@@ -236,6 +230,9 @@ class SessionBridge:
             task.cancel()
         self._sender.cancel()
         await asyncio.gather(self._sender, *self.waiting.values(), return_exceptions=True)
+        for mark in list(self._marks):  # nothing more will be sent: no one waits for it
+            if not mark.done():
+                mark.set_result(None)
 
 
 _HANDLERS = {cls: f"_on_{cls.__name__}" for cls in (

@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 import sys
+import threading
 from pathlib import Path
 
 from ..paths import state_home
@@ -25,20 +26,36 @@ def log_path() -> Path:
 
 
 def cmd_acp(args) -> int:
+    from .. import __version__
     from ..cli import load
+    from .handshake import early_reply
 
     config = load(args)  # a config error exits 2 before anything is served
     agent_config = config.agent(args.agent)
     log_file = _start_logging()
     protocol_in, protocol_out = _take_stdio(log_file)
+    sdk = threading.Thread(target=_import_sdk, name="acp-import", daemon=True)
+    sdk.start()  # the SDK loads while the client's `initialize` is answered here
+    first, rest = _read_line(protocol_in.fileno())
+    early = early_reply(first, __version__) if first else None
+    flags = None
+    if early is not None:
+        reply, flags = early
+        _write_all(protocol_out.fileno(), reply)
+        logging.getLogger("raw_tui.acp").info("initialize (early): flags %s", flags)
+        first = b""
     try:
-        asyncio.run(serve(config, agent_config, protocol_in, protocol_out))
+        asyncio.run(serve(config, agent_config, protocol_in, protocol_out,
+                          pending=first + rest, flags=flags))
     except KeyboardInterrupt:
         pass
     return 0
 
 
-async def serve(config, agent_config, protocol_in, protocol_out, *, store=None) -> None:
+async def serve(config, agent_config, protocol_in, protocol_out, *, store=None,
+                pending: bytes = b"", flags=None) -> None:
+    """Serve ACP on the protocol files until the client closes; `pending` is input already
+    read, `flags` what an early `initialize` negotiated."""
     from .. import __version__
     from ..session.session import Session
     from ..session.store import HistoryStore
@@ -50,15 +67,42 @@ async def serve(config, agent_config, protocol_in, protocol_out, *, store=None) 
         return Session(config, agent_config, cwd=cwd, store=store, interactive=True,
                        session_id=session_id, history=history, forms=forms, offload=offload)
 
-    agent = RawAgent(open_session, store=store, version=__version__)
-    reader, writer = await _streams(protocol_in, protocol_out)
+    agent = RawAgent(open_session, store=store, version=__version__, flags=flags)
+    reader, writer = await _streams(protocol_in, protocol_out, pending)
     conn = connect(agent, writer, reader, listening=False)
     try:
         await conn.main_loop()
     finally:
+        await asyncio.sleep(0)  # requests read just before the end start (and are tracked)
         await agent.close()
         await conn.close()
         store.close()
+
+
+def _import_sdk() -> None:
+    try:
+        import acp.agent.router  # noqa: F401
+        import acp.connection  # noqa: F401
+    except Exception:  # noqa: BLE001 — the import in serve() reports it
+        pass
+
+
+def _read_line(fd: int) -> tuple[bytes, bytes]:
+    """The first line from `fd` (with its newline) and whatever came after it; (b"", data)
+    at end of input without a newline."""
+    data = b""
+    while b"\n" not in data:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b"", data
+        data += chunk
+    line, _, rest = data.partition(b"\n")
+    return line + b"\n", rest
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data):]
 
 
 def _start_logging():
@@ -90,15 +134,59 @@ def _take_stdio(log_file):
     return protocol_in, protocol_out
 
 
-async def _streams(protocol_in, protocol_out):
-    """asyncio streams over the protocol files (as the SDK's stdio_streams, other fds)."""
-    from acp.stdio import _WritePipeProtocol  # the SDK's drain-aware write protocol
+async def _streams(protocol_in, protocol_out, pending: bytes = b""):
+    """asyncio streams over the protocol files (as the SDK's stdio_streams, other fds);
+    `pending` is input read before. Regular files work too (`raw-tui acp < requests`)."""
     from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
+    from acp.stdio import _WritePipeProtocol  # the SDK's drain-aware write protocol
 
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), protocol_in)
+    if pending:
+        reader.feed_data(pending)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), protocol_in)
+    except ValueError:  # not a pipe, socket or terminal
+        _feed_in_thread(loop, reader, protocol_in.fileno())
     write_protocol = _WritePipeProtocol()
-    transport, _ = await loop.connect_write_pipe(lambda: write_protocol, protocol_out)
+    try:
+        transport, _ = await loop.connect_write_pipe(lambda: write_protocol, protocol_out)
+    except ValueError:
+        transport = _FileWriteTransport(protocol_out.fileno())
     writer = asyncio.StreamWriter(transport, write_protocol, None, loop)
     return reader, writer
+
+
+def _feed_in_thread(loop, reader: asyncio.StreamReader, fd: int) -> None:
+    def read() -> None:
+        try:
+            while chunk := os.read(fd, 65536):
+                loop.call_soon_threadsafe(reader.feed_data, chunk)
+        finally:
+            loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=read, name="acp-stdin", daemon=True).start()
+
+
+class _FileWriteTransport(asyncio.WriteTransport):
+    """Blocking writes to a regular file (the protocol output redirected to one)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+        self.closing = False
+
+    def write(self, data) -> None:
+        _write_all(self.fd, bytes(data))
+
+    def can_write_eof(self) -> bool:
+        return False
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        self.closing = True
+
+    def get_extra_info(self, name, default=None):
+        return default

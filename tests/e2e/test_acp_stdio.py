@@ -79,7 +79,7 @@ async def test_a_subprocess_session_with_an_ask_keeps_stdout_for_the_protocol(
     log = (isolated_home / "state" / "raw-tui" / "acp.log").read_text()
     assert "stray print on stdout" in log and "stray bytes on fd 1" in log
     assert "stray print on stderr" in log
-    assert "initialize: client" in log
+    assert "initialize (early)" in log  # answered before the SDK had loaded
 
 
 def test_acp_config_error_exits_2_with_one_line(tmp_path):
@@ -104,3 +104,37 @@ def test_acp_exits_0_when_the_client_closes(tmp_path):
     reply = json.loads(line)
     assert reply["id"] == 1 and reply["result"]["protocolVersion"] == 1
     assert proc.stderr == ""
+
+
+def _exchange(config: Path, lines: list[dict], tmp_path: Path) -> list[dict]:
+    proc = subprocess.run([sys.executable, "-m", "raw_tui.cli", "--config", str(config), "acp"],
+                          capture_output=True, text=True, timeout=60,
+                          input="".join(json.dumps(line) + "\n" for line in lines))
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_the_early_initialize_answers_as_the_sdk_does(tmp_path):
+    """`initialize` is answered before the SDK loads; what is not a well-formed initialize
+    is left to the SDK: the replies are the same either way."""
+    config = scripted_config(tmp_path, [])
+    work = tmp_path / "w"
+    work.mkdir()
+    new = {"jsonrpc": "2.0", "id": 2, "method": "session/new",
+           "params": {"cwd": str(work), "mcpServers": []}}
+    early = _exchange(config, [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                "params": {"protocolVersion": 1, "_meta": {"raw": {
+                                    "interactions": True}}}}, new], tmp_path)
+    # the same initialize, second: the SDK answers it
+    late = _exchange(config, [{"jsonrpc": "2.0", "id": 0, "method": "session/list",
+                               "params": {}},
+                              {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                               "params": {"protocolVersion": 1}}], tmp_path)
+    assert late[0]["error"]["code"] == -32600  # initialize first
+    assert early[0]["result"] == late[1]["result"]
+    assert "sessionId" in early[1]["result"]
+    bad = _exchange(config, [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                              "params": {"protocolVersion": 1,
+                                         "_meta": {"raw": {"panelsV2": 1}}}}], tmp_path)
+    assert bad[0]["error"]["code"] == -32602
+    assert "_meta.raw.panelsV2 must be boolean" in json.dumps(bad[0]["error"])
