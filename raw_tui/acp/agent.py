@@ -16,8 +16,7 @@ import uuid
 from typing import Any, Callable
 
 from acp import LoadSessionResponse, NewSessionResponse
-from acp.schema import (ListSessionsResponse, PromptResponse, ResumeSessionResponse,
-                        SessionInfo)
+from acp.schema import ListSessionsResponse, ResumeSessionResponse, SessionInfo
 
 from .. import commands as cmd
 from . import codes
@@ -161,7 +160,7 @@ class RawAgent:
 
     # turns -------------------------------------------------------------------------------------
     @_request
-    async def prompt(self, prompt: list, session_id: str, **kwargs: Any) -> PromptResponse:
+    async def prompt(self, prompt: list, session_id: str, **kwargs: Any) -> dict[str, Any]:
         bridge = self._bridge(session_id)
         text = prompt_text(prompt)
         bridge.last_end = None
@@ -175,14 +174,16 @@ class RawAgent:
             raise error(codes.UPSTREAM, f"update delivery failed: {bridge.delivery_error}")
         end = bridge.last_end
         if end is None:  # /clear: not a turn
-            return PromptResponse(stop_reason="end_turn")
+            return {"stopReason": "end_turn"}
         status = end.status
         if status == "error":
             code = end.code if isinstance(end.code, str) else "error"
             message = end.message if isinstance(end.message, str) else code
             raise error(codes.UPSTREAM, f"{code}: {message}", {"code": code})
-        meta = {"raw": {"code": end.code}} if status == "max_steps" else None
-        return PromptResponse(stop_reason=STOP_REASONS[status], field_meta=meta)
+        reply: dict[str, Any] = {"stopReason": STOP_REASONS[status]}
+        if status == "max_steps":
+            reply["_meta"] = {"raw": {"code": end.code}}
+        return reply
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         bridge = self.bridges.get(session_id)

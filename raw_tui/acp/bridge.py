@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from typing import Any, Callable
 
 import msgspec
@@ -35,7 +36,8 @@ class SessionBridge:
         self.cwd: str = session.info.cwd
         self.declaration = declaration  # full panel id -> its PanelDeclaration, or None
         # (method, params) notifications, or (None, fn): fn() runs in order with them
-        self.outbox: asyncio.Queue[tuple[str | None, Any]] = asyncio.Queue()
+        self.outbox: deque[tuple[str | None, Any]] = deque()
+        self._wake: asyncio.Future | None = None  # the sender waits on it when idle
         self.waiting: dict[str, asyncio.Task] = {}  # call or request id -> a question to the client
         self.panel_states: dict[str, ev.PanelState] = {}
         self.last_end: ev.RunEnd | None = None
@@ -54,11 +56,16 @@ class SessionBridge:
             getattr(self, name)(event)
 
     def _update(self, update: Any) -> None:
-        self.outbox.put_nowait(("session/update", {"sessionId": self.id, "update": update}))
+        self._put(("session/update", {"sessionId": self.id, "update": update}))
 
     def _later(self, fn: Callable[[], None]) -> None:
         """Run `fn` from the sender, after everything queued before it was sent."""
-        self.outbox.put_nowait((None, fn))
+        self._put((None, fn))
+
+    def _put(self, item: tuple[str | None, Any]) -> None:
+        self.outbox.append(item)
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
 
     def _on_AssistantDelta(self, event: ev.AssistantDelta) -> None:
         self._update(updates.message_text(event.text))
@@ -115,7 +122,7 @@ class SessionBridge:
         if declaration is not None and getattr(declaration, "acp_plan", False):
             self._update(updates.plan(event.document))
         if self.flags.panels_v2:
-            self.outbox.put_nowait(("_raw/panel/update", {
+            self._put(("_raw/panel/update", {
                 "sessionId": self.id, "panel": event.panel, "owner": event.owner,
                 "revision": event.revision, "closed": event.document is None,
                 "declaration": _declaration_json(declaration), "document": event.document,
@@ -129,7 +136,11 @@ class SessionBridge:
     # the sender ----------------------------------------------------------------------------
     async def _send_loop(self) -> None:
         while True:
-            method, params = await self.outbox.get()
+            if not self.outbox:
+                self._wake = asyncio.get_running_loop().create_future()
+                await self._wake
+                continue
+            method, params = self.outbox.popleft()
             try:
                 if method is None:
                     params()
