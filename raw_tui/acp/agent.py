@@ -195,6 +195,8 @@ class RawAgent:
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "raw/panel/action":
             return await self._panel_action(params)
+        if method == "raw/tool/register":
+            return self._register_tool(params)
         from acp import RequestError
 
         raise RequestError.method_not_found(f"_{method}")
@@ -225,6 +227,31 @@ class RawAgent:
                                                else codes.INVALID_PARAMS),
                         reply.message or code, {"code": code})
         return {"operationId": uuid.uuid4().hex, "message": reply.message}
+
+    def _register_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`_raw/tool/register {sessionId, name, description?, inputSchema}`: a tool the client
+        runs, identity `acp:<name>`, through the whole gate."""
+        from .client_tools import Refused, register, run_on_client
+
+        flags = self.flags or ClientFlags()
+        if not (flags.tool_register and flags.tool_call):
+            raise error(codes.NOT_NEGOTIATED,
+                        "_raw/tool/register needs _meta.raw.toolRegister and toolCall")
+        bridge = self._bridge(_string(params, "sessionId"))
+        if bridge.state != "idle":
+            raise error(codes.BUSY, f"session {bridge.id} is busy")
+
+        async def call_client(tool_id, call_id, arguments, cancelled):
+            return await run_on_client(self.conn, bridge.id, tool_id, call_id, arguments,
+                                       cancelled, can_cancel=flags.tool_cancel)
+
+        try:
+            reply = register(bridge.session, params, call_client)
+        except Refused as err:
+            raise error(err.code, str(err)) from None
+        log.info("session %s: registered %s as %s", bridge.id, reply["identity"],
+                 reply["alias"])
+        return reply
 
     # helpers -----------------------------------------------------------------------------
     def _initialized(self) -> None:

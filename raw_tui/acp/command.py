@@ -60,11 +60,13 @@ async def serve(config, agent_config, protocol_in, protocol_out, *, store=None,
     from ..session.session import Session
     from ..session.store import HistoryStore
     from .agent import RawAgent, connect
+    from .client_tools import session_agent
 
     store = store or HistoryStore()
 
     def open_session(cwd: str, *, session_id=None, history=None, forms=False, offload=False):
-        return Session(config, agent_config, cwd=cwd, store=store, interactive=True,
+        return Session(config, session_agent(agent_config), cwd=cwd, store=store,
+                       interactive=True,
                        session_id=session_id, history=history, forms=forms, offload=offload)
 
     agent = RawAgent(open_session, store=store, version=__version__, flags=flags)

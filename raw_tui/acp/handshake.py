@@ -16,7 +16,7 @@ from typing import Any
 # `_meta.raw` flags a client may send (booleans), and those raw-tui serves.
 KNOWN_FLAGS = ("runtimeInfo", "sessionConfigure", "toolRegister", "toolCall", "sessionCompact",
                "toolCancel", "panelsV2", "interactions", "panels")
-SERVED_FLAGS = ("panelsV2", "interactions")
+SERVED_FLAGS = ("panelsV2", "interactions", "toolRegister", "toolCall", "toolCancel")
 PROTOCOL_VERSION = 1
 
 

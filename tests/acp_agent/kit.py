@@ -15,6 +15,7 @@ from acp._transport import memory_transport_pair
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
 from raw_tui.acp.agent import RawAgent, connect
+from raw_tui.acp.client_tools import session_agent
 from raw_tui.session.session import Session
 from raw_tui.session.store import HistoryStore
 from tests.engine.session_kit import RecordingModel, agent_config
@@ -28,6 +29,8 @@ class RecordingClient:
 
     permission: Callable[[Any], Any] = lambda request: "allow"
     form: Callable[[dict], Any] = lambda params: {"action": "cancel"}
+    tool: Callable[[dict], Any] = lambda params: {"isError": False, "content": [
+        {"type": "text", "text": "done by the client"}]}
     updates: list[Any] = field(default_factory=list)  # SessionNotification.update, in order
     permissions: list[Any] = field(default_factory=list)  # RequestPermissionRequest kwargs
     ext_notifications: list[tuple[str, dict]] = field(default_factory=list)
@@ -49,7 +52,7 @@ class RecordingClient:
 
     async def ext_method(self, method: str, params: dict) -> dict:
         self.ext_requests.append((method, params))
-        answer = self.form(params)
+        answer = (self.tool if method == "raw/tool/call" else self.form)(params)
         if inspect.isawaitable(answer):
             answer = await answer
         return answer
@@ -110,7 +113,8 @@ async def rig(tmp_path: Path, lines: list[Any] | Callable[[], list[Any]] = (), *
     def open_session(cwd, *, session_id=None, history=None, forms=False, offload=False):
         model = RecordingModel(list(lines() if callable(lines) else lines), delay_ms=delay_ms)
         models.append(model)
-        return Session(config, config.agent(), cwd=cwd, store=store, interactive=True,
+        return Session(config, session_agent(config.agent()), cwd=cwd, store=store,
+                       interactive=True,
                        session_id=session_id, history=history, provider=model, forms=forms,
                        offload=offload)
 

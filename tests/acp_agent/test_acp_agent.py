@@ -452,3 +452,121 @@ def test_write_file_diff_from_the_preview_shape(tmp_path):
     params = updates.permission_request("s", event, str(tmp_path))
     assert "content" not in params["toolCall"]  # no preview on this event: no diff
     assert params["toolCall"]["locations"] == [{"path": str(tmp_path / "a.txt")}]
+
+
+# -- client tools ---------------------------------------------------------------------------------
+
+TOOL_FLAGS = {"toolRegister": True, "toolCall": True, "toolCancel": True}
+OPEN_SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}},
+               "required": ["path"]}
+
+
+async def register(r, sid, name="open_editor", schema=None):
+    return await r.conn.ext_method("raw/tool/register", {
+        "sessionId": sid, "name": name, "description": "Open a file in the editor.",
+        "inputSchema": schema or OPEN_SCHEMA})
+
+
+async def test_register_a_client_tool_and_its_errors(tmp_path):
+    async with rig(tmp_path) as r:
+        sid = await r.start()
+        err = await error_of(register(r, sid))
+        assert err.code == -32003
+    async with rig(tmp_path / "b") as r:
+        sid = await r.start(raw=TOOL_FLAGS)
+        reply = await register(r, sid)
+        assert reply["identity"] == "acp:open_editor"
+        assert reply["alias"].startswith("raw_open_editor_") and len(reply["toolId"]) == 36
+        duplicate = await error_of(register(r, sid))
+        assert duplicate.code == -32008
+        bad = await error_of(register(r, sid, "other", {"type": "array"}))
+        assert bad.code == -32602 and "inputSchema" in bad.message
+        invalid = await error_of(register(r, sid, "bad", {"type": "object",
+                                                             "properties": {"x": {"type": 5}}}))
+        assert invalid.code == -32602
+        unknown = await error_of(register(r, "s_nope"))
+        assert unknown.code == -32001
+        # the tool is this session's only
+        other = await r.conn.new_session(cwd=str(r.work), mcp_servers=[])
+        assert "acp:open_editor" not in r.session(other.session_id).agent.tools.by_identity
+        assert "acp:open_editor" in r.session(sid).agent.tools.by_identity
+
+
+def _client_call(path="a.txt", call_id="c_client"):
+    return {"name": "acp:open_editor", "id": call_id, "arguments": {"path": path}}
+
+
+async def test_a_client_tool_runs_on_the_client_through_the_gate(tmp_path):
+    cfg = tmp_path / "cfg"
+    write_hook(cfg, "audit", "print('{}')", events=["PreToolUse"])
+    config = agent_config(tmp_path, hooks={"use": ["agent/audit"]},
+                          rules=[{"match": "acp:*", "effect": "ask",
+                                  "when": {"source": "arguments", "any": "path",
+                                           "regex": "secret"}}])
+    client = RecordingClient(permission=lambda call: "deny")
+    async with rig(tmp_path, [{"tool_calls": [_client_call("a.txt", "c_plain"),
+                                              _client_call("secret.txt", "c_secret")]},
+                              {"text": "ok"}], client=client, config=config) as r:
+        sid = await r.start(raw=TOOL_FLAGS)
+        reply = await register(r, sid)
+        await r.prompt(sid, "open files")
+    # the model saw the alias; the plain call ran on the client, the asked one was denied
+    assert reply["alias"] in [t.name for t in r.models[0].requests[0].tools]
+    calls = [params for method, params in client.ext_requests if method == "raw/tool/call"]
+    assert [(c["invocationId"], c["arguments"]) for c in calls] == [("c_plain",
+                                                                      {"path": "a.txt"})]
+    assert calls[0]["toolId"] == reply["toolId"]
+    assert [p["tool_call"].tool_call_id for p in client.permissions] == ["c_secret"]
+    ends = {u.tool_call_id: u for u in client.of("tool_call_update")
+            if u.status in ("completed", "failed")}
+    assert ends["c_plain"].raw_output["content"] == [{"type": "text",
+                                                      "text": "done by the client"}]
+    assert ends["c_secret"].raw_output["code"] == "approval_denied"
+    thoughts = client.text("agent_thought_chunk")
+    assert thoughts.count("Hook agent/audit PreToolUse: continued") == 2
+    # the model read the client's answer
+    assert "done by the client" in r.models[0].requests[1].wire()
+
+
+async def test_a_client_tool_denied_by_a_rule_is_hidden_and_never_called(tmp_path):
+    client = RecordingClient()
+    async with rig(tmp_path, [{"tool_calls": [_client_call()]}, {"text": "ok"}],
+                   client=client, rules=[{"match": "acp:*", "effect": "deny"}]) as r:
+        sid = await r.start(raw=TOOL_FLAGS)
+        reply = await register(r, sid)
+        await r.prompt(sid, "open")
+    assert reply["alias"] not in [t.name for t in r.models[0].requests[0].tools]
+    assert [m for m, _ in client.ext_requests if m == "raw/tool/call"] == []
+    [end] = [u for u in client.of("tool_call_update") if u.status == "failed"]
+    assert end.raw_output["code"] == "tool_denied"
+
+
+async def test_a_client_tool_cancelled_mid_call_gets_tool_cancel(tmp_path):
+    never: asyncio.Future = asyncio.get_running_loop().create_future()
+    client = RecordingClient(tool=lambda params: never)
+    async with rig(tmp_path, [{"tool_calls": [_client_call()]}], client=client) as r:
+        sid = await r.start(raw=TOOL_FLAGS)
+        await register(r, sid)
+        turn = asyncio.ensure_future(r.prompt(sid, "open"))
+        while not client.ext_requests:
+            await asyncio.sleep(0.01)
+        await r.conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(turn, 10)).stop_reason == "cancelled"
+        for _ in range(100):
+            if client.ext_notifications:
+                break
+            await asyncio.sleep(0.01)
+    assert client.ext_notifications == [("raw/tool/cancel", {"sessionId": sid,
+                                                             "invocationId": "c_client"})]
+
+
+async def test_a_client_tool_reply_that_is_not_a_result(tmp_path):
+    client = RecordingClient(tool=lambda params: {"isError": False, "content": [
+        {"type": "image", "data": "aGk=", "mimeType": "image/png"}]})
+    async with rig(tmp_path, [{"tool_calls": [_client_call()]}, {"text": "ok"}],
+                   client=client) as r:
+        sid = await r.start(raw=TOOL_FLAGS)
+        await register(r, sid)
+        await r.prompt(sid, "open")
+    [end] = [u for u in client.of("tool_call_update") if u.status == "failed"]
+    assert end.raw_output["code"] == "unsupported_content"
