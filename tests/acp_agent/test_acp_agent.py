@@ -42,7 +42,8 @@ async def test_initialize_advertises_protocol_1_sessions_and_raw_flags(tmp_path)
     assert set(caps["sessionCapabilities"]) >= {"list", "resume"}
     assert wire["agentInfo"]["name"] == "raw-tui"
     assert wire["authMethods"] == []
-    assert wire["_meta"]["raw"] == {"panelsV2": True, "interactions": True}
+    assert wire["_meta"]["raw"] == {"panelsV2": True, "interactions": True,
+                                    "toolRegister": True, "toolCall": True, "toolCancel": True}
 
 
 async def test_initialize_refuses_a_non_boolean_flag(tmp_path):
