@@ -571,3 +571,27 @@ async def test_a_client_tool_reply_that_is_not_a_result(tmp_path):
         await r.prompt(sid, "open")
     [end] = [u for u in client.of("tool_call_update") if u.status == "failed"]
     assert end.raw_output["code"] == "unsupported_content"
+
+
+async def test_an_ask_for_write_file_carries_the_engines_diff(tmp_path):
+    """With the engine's approval preview (issue 9 §1), the permission request shows the
+    change as diffs: absolute path, the old text ("" for a new file), the new text."""
+    from raw_tui import bus as ev
+
+    if "preview" not in ev.ApprovalRequest.__struct_fields__:
+        pytest.skip("approval_request has no preview on this branch yet (issue 9 §1)")
+    edit = {"name": "write_file", "id": "c_edit", "arguments": {"operations": [
+        {"mode": "overwrite", "path": "a.txt", "content": "new\n"},
+        {"mode": "overwrite", "path": "fresh.txt", "content": "fresh\n"}]}}
+    client = RecordingClient(permission=lambda call: "allow")
+    async with rig(tmp_path, [{"tool_calls": [edit]}, {"text": "ok"}], client=client,
+                   **ASK_WRITE) as r:
+        (r.work / "a.txt").write_text("old\n")
+        sid = await r.start()
+        await r.prompt(sid, "edit")
+    [request] = client.permissions
+    diffs = [c.model_dump(by_alias=True) for c in request["tool_call"].content]
+    assert [(d["type"], d["path"], d["oldText"], d["newText"]) for d in diffs] == [
+        ("diff", str(r.work / "a.txt"), "old\n", "new\n"),
+        ("diff", str(r.work / "fresh.txt"), "", "fresh\n")]
+    assert (r.work / "a.txt").read_text() == "new\n"
