@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -138,3 +139,48 @@ def test_the_early_initialize_answers_as_the_sdk_does(tmp_path):
                                          "_meta": {"raw": {"panelsV2": 1}}}}], tmp_path)
     assert bad[0]["error"]["code"] == -32602
     assert "_meta.raw.panelsV2 must be boolean" in json.dumps(bad[0]["error"])
+
+
+def test_the_client_closing_mid_turn_cancels_it_and_leaves_no_process(tmp_path):
+    from tests.engine.hooks.hookkit import pid_alive
+
+    pid_file = tmp_path / "bash.pid"
+    cfg = tmp_path / "cfg"
+    write_config(cfg, {"tools": {"use": ["builtin/bash"]}})
+    (cfg / "script.jsonl").write_text(json.dumps({"tool_calls": [{"name": "bash", "arguments": {
+        "commands": [{"command": f"echo $$ > {pid_file}; sleep 60"}]}}]}) + "\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "raw_tui.cli", "--config",
+                             str(cfg / "raw.json"), "acp"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for message in ({"id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
+                    {"id": 1, "method": "session/new",
+                     "params": {"cwd": str(work), "mcpServers": []}}):
+        proc.stdin.write((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode())
+        proc.stdin.flush()
+        reply = json.loads(proc.stdout.readline())
+    sid = reply["result"]["sessionId"]
+    proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {
+        "sessionId": sid, "prompt": [{"type": "text", "text": "wait"}]}}) + "\n").encode())
+    proc.stdin.flush()
+    for _ in range(1000):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        time.sleep(0.01)
+    pid = int(pid_file.read_text())
+    assert pid_alive(pid)
+    proc.stdin.close()  # the editor went away
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=20) == 0, err
+    assert err == b""
+    replies = [json.loads(line) for line in out.splitlines()]
+    # updates can no longer be delivered: the turn is aborted, its prompt answered -32007
+    [answer] = [r for r in replies if r.get("id") == 3]
+    assert answer["error"]["code"] == -32007
+    for _ in range(200):
+        if not pid_alive(pid):
+            break
+        time.sleep(0.01)
+    assert not pid_alive(pid), "bash outlived the client"
