@@ -1,7 +1,7 @@
 """The ACP agent: Raw's methods over raw-tui sessions (DECISIONS.md §11, MCP-ACP.md §2.1).
 
 `RawAgent` is the object the SDK's router calls, one method per ACP method. Sessions are
-made by an `open_session(cwd, *, session_id, history, forms)` function (the command line
+made by an `open_session(cwd, *, session_id, history, forms, offload)` function (the command line
 builds one from its options; tests give one with a scripted model), and driven only through
 their facade: commands in, bus events out (`bridge.SessionBridge`).
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import logging
 import os
 import uuid
@@ -34,7 +35,6 @@ STOP_REASONS = {"completed": "end_turn", "max_steps": "max_turn_requests",
 
 def _request(method):
     """Keep the task answering a request in `inflight` while the method runs."""
-    import functools
 
     @functools.wraps(method)
     async def tracked(self, *args, **kwargs):
@@ -50,12 +50,10 @@ def _request(method):
 
 class RawAgent:
     def __init__(self, open_session: Callable[..., Any], *, store: Any, version: str,
-                 declaration: Callable[[Any, str], Any] | None = None,
                  flags: ClientFlags | None = None) -> None:
         self.open_session = open_session
         self.store = store
         self.version = version
-        self.declaration = declaration or _declaration
         self.conn: Any = None
         self.flags = flags  # set by `initialize` (or by the early handshake)
         self.bridges: dict[str, SessionBridge] = {}
@@ -146,7 +144,7 @@ class RawAgent:
         session = self.open_session(cwd, session_id=session_id, history=history,
                                     forms=flags.interactions, offload=False)
         bridge = SessionBridge(session, self.conn, flags,
-                               lambda panel: self.declaration(session, panel))
+                               lambda panel: _declaration(session, panel))
         self.bridges[bridge.id] = bridge
         if history:
             if replay:
