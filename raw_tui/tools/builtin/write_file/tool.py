@@ -197,6 +197,7 @@ class Plan:
     state: dict[str, bytes | None] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     originals: dict[str, bytes | None] = field(default_factory=dict)
+    names: dict[tuple[Any, ...], str] = field(default_factory=dict)  # file_key -> first path
 
     def read(self, path: str) -> bytes | None:
         if path in self.state:
@@ -215,8 +216,27 @@ class Plan:
     def set(self, path: str, data: bytes | None) -> None:
         if path not in self.state:
             self.exists(path)  # a directory, FIFO or device is refused before anything is written
+            self.check_one_name(path)
             self.order.append(path)
         self.state[path] = data
+
+    def check_one_name(self, path: str) -> None:
+        """Two names of one file (a symbolic link and its target, hard links) in one call would
+        be planned as two files and committed as one: the preview would not be the write."""
+        key = file_key(path)
+        other = self.names.setdefault(key, path)
+        if other != path:
+            raise RawError(TOOL_ERROR, f"{other} and {path} are the same file; name it once")
+
+
+def file_key(path: str) -> tuple[Any, ...]:
+    """What identifies the file at `path`: its device and inode when it exists, else the path
+    with every symbolic link resolved."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ("path", os.path.realpath(path))
+    return ("inode", info.st_dev, info.st_ino)
 
 
 def plan_call(args: Any, cwd: str, read_file: Reader) -> Plan:

@@ -1,0 +1,68 @@
+"""Adversarial: what the user approves is what write_file writes, even when the disk changes
+while the modal is open or two paths of one call name the same file."""
+
+from __future__ import annotations
+
+import os
+
+from raw_tui.approval import FixedApprover
+from tests.engine.test_approval_preview import agent_with, asked, dispatch
+
+
+class ChangesFileThenAllows(FixedApprover):
+    """Approves, but while the user reads the modal something rewrites the file."""
+
+    def __init__(self, path, text):
+        super().__init__(True)
+        self.path, self.text = path, text
+
+    async def approve(self, request):
+        self.path.write_text(self.text)
+        return await super().approve(request)
+
+
+async def test_a_file_changed_while_asking_is_not_edited_blindly(tmp_path):
+    """The user approved `-harmless +echo safe`; meanwhile line 3 became `rm -rf important`.
+    replace_lines 3..3 must not rewrite a line the user never saw."""
+    target = tmp_path / "f.txt"
+    target.write_text("one\ntwo\nharmless\nlast\n")
+    changed = "one\ntwo\nkeep me\nharmless\nlast\n"
+    args = {"operations": [{"mode": "replace_lines", "path": "f.txt", "start_line": 3,
+                            "end_line": 3, "content": "echo safe\n"}]}
+    report, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", args,
+                                    approver=ChangesFileThenAllows(target, changed))
+    assert "-harmless\n+echo safe" in asked(events).preview.files[0].diff
+    assert target.read_text() == changed  # nothing written that was not approved
+    assert report.result.isError and "changed" in report.message
+
+
+async def test_an_unchanged_file_is_written_as_approved(tmp_path):
+    target = tmp_path / "f.txt"
+    target.write_text("a\n")
+    args = {"operations": [{"mode": "append", "path": "f.txt", "content": "b\n"}]}
+    report, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", args)
+    assert not report.result.isError, report.message
+    assert target.read_text() == asked(events).preview.files[0].after == "a\nb\n"
+
+
+async def test_two_names_of_one_file_in_one_call_are_refused(tmp_path):
+    """link.txt -> real.txt: the preview showed two files changing; only one would stay."""
+    (tmp_path / "real.txt").write_text("base\n")
+    os.symlink("real.txt", tmp_path / "link.txt")
+    args = {"operations": [{"mode": "append", "path": "link.txt", "content": "one\n"},
+                           {"mode": "append", "path": "real.txt", "content": "two\n"}]}
+    report, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", args)
+    assert (tmp_path / "real.txt").read_text() == "base\n"
+    assert report.result.isError and "same file" in report.message
+
+
+async def test_a_move_onto_a_link_to_itself_loses_nothing(tmp_path):
+    """Update a.txt, Move to alias.txt (a link to a.txt): planned as a.txt deleted and
+    alias.txt written; committed, it wrote a.txt through the link then deleted it."""
+    (tmp_path / "a.txt").write_text("keep\n")
+    os.symlink("a.txt", tmp_path / "alias.txt")
+    patch = ("*** Begin Patch\n*** Update File: a.txt\n*** Move to: alias.txt\n@@\n-keep\n"
+             "+kept\n*** End Patch")
+    report, _ = await dispatch(agent_with(tmp_path), tmp_path, "write_file", {"patch": patch})
+    assert (tmp_path / "a.txt").read_text() == "keep\n"
+    assert report.result.isError and "same file" in report.message
