@@ -33,3 +33,4 @@ class ToolContext:
     identity: str = ""
     turn_id: str | None = None
     max_output_bytes: int = 8192  # the agent's cap: a tool may fit its own output under it
+    preview: Any = None  # the approval preview the user approved (bus.ApprovalPreview), if any

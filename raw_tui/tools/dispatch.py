@@ -129,6 +129,7 @@ class _Call:
     effects: Any = None
     report: DispatchReport | None = None
     published: bool = False  # the tool_call event went out
+    preview: ev.ApprovalPreview | None = None  # the preview the user approved
 
 
 class Dispatcher:
@@ -298,6 +299,7 @@ class Dispatcher:
                                              **self._turn(call)))
         if not allow:
             raise Stop("approval", E.APPROVAL_DENIED, f"approval denied for {tool.name}")
+        call.preview = preview
 
     async def _preview(self, call: _Call) -> ev.ApprovalPreview | None:
         """What the call would change, for the one asked (approval_preview): the tool's
@@ -391,7 +393,8 @@ class Dispatcher:
         return ToolContext(cwd=self.cwd, tool_call_id=call.call_id, source=call.source,
                            effects=call.effects, cancelled=call.cancel, panels=panels,
                            interactions=interactions, identity=tool.identity,
-                           turn_id=call.turn_id, max_output_bytes=self.max_output_bytes)
+                           turn_id=call.turn_id, max_output_bytes=self.max_output_bytes,
+                           preview=None if pure else call.preview)
 
     def _call_info(self, call: _Call) -> CallInfo:
         return CallInfo(identity=call.tool.identity, name=call.tool.name, call_id=call.call_id,

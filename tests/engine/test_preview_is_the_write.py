@@ -66,3 +66,16 @@ async def test_a_move_onto_a_link_to_itself_loses_nothing(tmp_path):
     report, _ = await dispatch(agent_with(tmp_path), tmp_path, "write_file", {"patch": patch})
     assert (tmp_path / "a.txt").read_text() == "keep\n"
     assert report.result.isError and "same file" in report.message
+
+
+async def test_a_large_unchanged_file_is_written_as_approved(tmp_path):
+    """Texts too long to carry and a clipped diff: the check still recognises the file."""
+    target = tmp_path / "big.txt"
+    target.write_text("".join(f"line {i}\n" for i in range(30000)))
+    args = {"operations": [{"mode": "replace_text", "path": "big.txt",
+                            "old_text": "line 7\n", "new_text": "seven\n"}]}
+    report, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", args)
+    assert not report.result.isError, report.message
+    assert asked(events).preview.files[0].after is None
+    assert target.read_text().startswith("line 0\nline 1\nline 2\nline 3\nline 4\nline 5\n"
+                                         "line 6\nseven\nline 8\n")

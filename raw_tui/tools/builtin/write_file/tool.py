@@ -29,6 +29,8 @@ needs is read only up to MAX_FILE_BYTES.
 Preview: `preview(args, ctx)` is `plan_call`, the one function whose result the handler
 writes, run with reads bounded to the approval preview's limit; it returns each file's text
 before and after (or a `no preview: ...` note) and raises what the handler would raise.
+When the user approved a preview with a diff (`ctx.preview`), the handler writes only if the
+preview of its own plan is still that one (`check_as_approved`); else it writes nothing.
 
 Effects (`condition_sources: ["effects"]`): `{files: [{path, operation}]}`, at most 128; paths
 absolute and lexically normalized against `ctx.cwd` (symlinks not resolved), first-seen
@@ -255,6 +257,7 @@ def plan_call(args: Any, cwd: str, read_file: Reader) -> Plan:
 
 def handler(args: Any, ctx: Any) -> str:
     plan = plan_call(args, ctx.cwd, read_for_edit)
+    check_as_approved(plan, args, ctx)
     if ctx.cancelled.is_set():
         raise RawError(CANCELLED, "cancelled before writing")
     commit(plan)
@@ -263,13 +266,42 @@ def handler(args: Any, ctx: Any) -> str:
 
 # ---------------------------------------------------------------------------- preview
 
+def check_as_approved(plan: Plan, args: Any, ctx: Any) -> None:
+    """When the user approved a preview with a diff, the files must still be as they were
+    then: the preview of the handler's own plan (its reads, bounded as the preview's were)
+    must equal the one approved, else nothing is written (the disk changed while the modal
+    was open: replace_lines would rewrite a line the user never saw)."""
+    approved = getattr(ctx, "preview", None)
+    if approved is None or not any(file.diff for file in approved.files):
+        return
+
+    def as_read(path: str) -> bytes | None:
+        data = plan.originals[path] if path in plan.originals else read_for_preview(path)
+        if data is not None and len(data) > approval_preview.MAX_READ_BYTES:
+            raise RawError(TOOL_ERROR, f"{path} is {len(data)} bytes; at most "
+                                       f"{approval_preview.MAX_READ_BYTES} can be read")
+        return data
+
+    now = approval_preview.compute(lambda a, c: preview_with(a, c.cwd, as_read), args, ctx,
+                                   ctx.effects)
+    if now != approved:
+        changed = [old.path for old, new in zip(approved.files, now.files) if old != new]
+        name = changed[0] if changed else "a file"
+        raise RawError(TOOL_ERROR, f"{name} changed since its preview was approved; "
+                                   "nothing written")
+
+
 def preview(args: Any, ctx: Any) -> dict[str, Any]:
     """`{files: [{path, operation, before, after} | {path, operation, note}]}`: the plan the
     handler would write (plan_call with bounded reads), file by file. Raises what the
     handler would raise (the engine turns it into a note on every file)."""
-    plan = plan_call(args, ctx.cwd, read_for_preview)
+    return preview_with(args, ctx.cwd, read_for_preview)
+
+
+def preview_with(args: Any, cwd: str, read_file: Reader) -> dict[str, Any]:
+    plan = plan_call(args, cwd, read_file)
     operations: dict[str, str] = {}
-    for path, operation in effect_pairs(args, ctx.cwd):
+    for path, operation in effect_pairs(args, cwd):
         operations.setdefault(path, operation)
     return {"files": [file_preview(plan, path, operations.get(path, "write"))
                       for path in plan.order]}
@@ -278,7 +310,7 @@ def preview(args: Any, ctx: Any) -> dict[str, Any]:
 def file_preview(plan: Plan, path: str, operation: str) -> dict[str, Any]:
     entry: dict[str, Any] = {"path": path, "operation": operation}
     try:
-        before = plan.originals[path] if path in plan.originals else read_for_preview(path)
+        before = plan.originals[path] if path in plan.originals else plan.read_file(path)
     except RawError as err:
         return {**entry, "note": f"no preview: {err.message}"}
     after = plan.state[path]
