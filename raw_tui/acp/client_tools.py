@@ -22,7 +22,7 @@ from ..contract.schema import build_validator
 from ..contract.tool_manifest import ToolManifest
 from ..errors import ConfigError
 from ..tools.registry import ExposedTools, ToolSpec
-from ..tools.result import error_result
+from ..tools.result import error_result, normalize
 
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # a fixed pattern of ours, not a user pattern
 CALL_TIMEOUT_S = 120.0  # one `_raw/tool/call` (Raw's requestTimeoutMs default)
@@ -142,4 +142,9 @@ def client_result(reply: Any) -> Any:
         if kind not in CONTENT_TYPES:
             return error_result("unsupported_content",
                                 f"content[{i}]: type {kind!r} is not supported")
-    return {"isError": reply.get("isError", False), "content": reply["content"]}
+    result = {"isError": reply.get("isError", False), "content": reply["content"]}
+    try:
+        normalize(result)  # a block without its text or value is the client's failure
+    except TypeError as err:
+        return error_result("callback_error", f"the client's reply: {err}")
+    return result
