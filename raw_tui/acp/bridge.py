@@ -39,6 +39,9 @@ class SessionBridge:
         self.outbox: deque[tuple[str | None, Any]] = deque()
         self._wake: asyncio.Future | None = None  # the sender waits on it when idle
         self.waiting: dict[str, asyncio.Task] = {}  # call or request id -> a question to the client
+        # call id -> its approval request while the engine waits for it: call ids come from
+        # the model and may repeat, so an answer counts only for the request it was asked for
+        self.asking: dict[str, ev.ApprovalRequest] = {}
         self.panel_states: dict[str, ev.PanelState] = {}
         self.last_end: ev.RunEnd | None = None
         self.delivery_error: Exception | None = None
@@ -84,14 +87,21 @@ class SessionBridge:
 
     def _on_ApprovalRequest(self, event: ev.ApprovalRequest) -> None:
         if self.live:
-            self._later(lambda: self._ask(event.call_id, self._permission(event)))
+            self.asking[event.call_id] = event
+            self._later(lambda: self._ask_permission(event))
+
+    def _ask_permission(self, event: ev.ApprovalRequest) -> None:
+        if self.asking.get(event.call_id) is event:  # not settled while it waited to be sent
+            self._ask(event.call_id, self._permission(event))
 
     def _on_ApprovalDecision(self, event: ev.ApprovalDecision) -> None:
+        self.asking.pop(event.call_id, None)
         self._stop_waiting(event.call_id)
         if event.allow:
             self._update(updates.in_progress(event.call_id))
 
     def _on_ToolResultEvent(self, event: ev.ToolResultEvent) -> None:
+        self.asking.pop(event.call_id, None)
         self._stop_waiting(event.call_id)
         self._update(updates.tool_result(event))
 
@@ -184,6 +194,8 @@ class SessionBridge:
             raise
         except Exception as err:  # an error answer is a denial
             log.info("session %s: permission for %s failed: %s", self.id, event.call_id, err)
+        if self.asking.get(event.call_id) is not event:
+            return  # that request ended meanwhile: the answer is for nothing the engine waits on
         await self.session.handle(cmd.ApprovalAnswer(call_id=event.call_id, allow=allow))
 
     async def _interaction(self, event: ev.InteractionRequest) -> None:

@@ -25,3 +25,55 @@ async def test_a_malformed_client_tool_block_is_a_failed_call_not_a_crash(tmp_pa
     [end] = [u for u in client.of("tool_call_update") if u.status in ("completed", "failed")]
     assert end.status == "failed" and end.raw_output["code"] == "callback_error"
     assert "after" in client.text()
+
+
+class SlowPipe:
+    """The agent's connection with a client that reads its notifications slowly (a full
+    pipe): the bridge's sender falls behind the engine."""
+
+    def __init__(self, conn, delay):
+        self.conn, self.delay = conn, delay
+
+    async def send_notification(self, method, params):
+        await asyncio.sleep(self.delay)
+        return await self.conn.send_notification(method, params)
+
+    def __getattr__(self, name):
+        return getattr(self.conn, name)
+
+
+def write_call(content):
+    return {"name": "write_file", "id": "c1", "arguments": {"operations": [
+        {"mode": "overwrite", "path": "f.txt", "content": content}]}}
+
+
+async def test_an_answer_to_a_cancelled_request_never_approves_a_later_call(tmp_path):
+    """Turn 1 asks for c1 (content A) and is cancelled while the permission request is still
+    queued behind slow updates; turn 2's model reuses the id c1 (content B). The user allows
+    the request showing A and denies B: B must not be written."""
+    seen: list[str] = []
+
+    async def permission(call):
+        content = call.raw_input["operations"][0]["content"]
+        seen.append(content)
+        if content == "A":  # answered once the request for B is open too
+            while "B" not in seen:
+                await asyncio.sleep(0.01)
+            return "allow"
+        await asyncio.sleep(0.5)
+        return "deny"
+
+    client = RecordingClient(permission=permission)
+    async with rig(tmp_path, [{"tool_calls": [write_call("A")]}, {"tool_calls": [
+            write_call("B")]}, {"text": "ok"}], client=client, **ASK_WRITE) as r:
+        sid = await r.start()
+        bridge = r.agent.bridges[sid]
+        bridge.conn = SlowPipe(bridge.conn, 0.2)
+        turn = asyncio.ensure_future(r.prompt(sid, "one"))
+        while r.session(sid).approver is None or not r.session(sid).approver.pending:
+            await asyncio.sleep(0.005)
+        await r.conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(turn, 20)).stop_reason == "cancelled"
+        await asyncio.wait_for(r.prompt(sid, "two"), 20)
+    assert not (r.work / "f.txt").exists()
+    assert "B" in seen
