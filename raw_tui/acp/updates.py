@@ -75,19 +75,31 @@ def locations(event: ev.ToolCall | ev.ApprovalRequest, cwd: str) -> list[dict[st
 
 
 def diffs(event: Any, cwd: str) -> list[dict[str, Any]]:
-    """`diff` contents from the engine's approval preview (absolute paths; a new file has
-    `oldText: ""` so Toad opens its diff screen). Empty when the event has no preview or a
-    file's texts were too large to carry."""
+    """Tool-call content from the engine's approval preview: a `diff` per file whose texts
+    were carried (absolute paths; a new file has `oldText: ""` so Toad opens its diff
+    screen); for any other file a text block with what the modal shows instead (its unified
+    diff, clipped, or its `no preview: ...` note); and a text block naming the symbolic links
+    a path passes through. Empty when the event has no preview."""
     preview = getattr(event, "preview", None)
     out = []
     for item in getattr(preview, "files", None) or []:
-        after = getattr(item, "after", None)
-        if after is None:
-            continue
-        before = getattr(item, "before", None)
-        out.append({"type": "diff", "path": _abs(item.path, cwd),
-                    "oldText": before if before is not None else "", "newText": after})
+        path = _abs(item.path, cwd) if item.path else ""
+        links, diff, note = (getattr(item, name, None) for name in ("symlinks", "diff", "note"))
+        if links:
+            out.append(_content(f"{path} passes through symbolic links: {', '.join(links)}"))
+        if item.after is not None:
+            out.append({"type": "diff", "path": path,
+                        "oldText": item.before if item.before is not None else "",
+                        "newText": item.after})
+        elif diff:
+            out.append(_content(diff))
+        elif note:
+            out.append(_content(f"{path}: {note}" if path else note))
     return out
+
+
+def _content(text: str) -> dict[str, Any]:
+    return {"type": "content", "content": {"type": "text", "text": text}}
 
 
 def tool_call(event: ev.ToolCall, cwd: str) -> dict[str, Any]:
