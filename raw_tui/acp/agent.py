@@ -191,6 +191,8 @@ class RawAgent:
     # extensions ----------------------------------------------------------------------------
     @_request
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method in ("raw/panel/action", "raw/tool/register"):
+            self._initialized()
         if method == "raw/panel/action":
             return await self._panel_action(params)
         if method == "raw/tool/register":
