@@ -107,10 +107,9 @@ class RawAgent:
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
                             **kwargs: Any) -> ListSessionsResponse:
         self._initialized()
-        try:
-            start = int(cursor) if cursor else 0
-        except ValueError:
+        if cursor and not (cursor.isascii() and cursor.isdigit()):
             raise error(codes.INVALID_PARAMS, f"cursor: not a cursor of this agent: {cursor!r}")
+        start = int(cursor) if cursor else 0
         rows = self.store.list(os.path.realpath(cwd) if cwd else None)
         page = rows[start:start + PAGE_SIZE]
         sessions = [SessionInfo(session_id=row.id, cwd=row.cwd, title=row.title or None,

@@ -107,3 +107,23 @@ async def test_the_permission_request_shows_what_the_modal_shows(tmp_path):
     assert str(r.work / "via") in texts and "symbolic link" in texts
     diffs = [(b["path"], b["newText"]) for b in blocks if b["type"] == "diff"]
     assert diffs == [(str(r.work / "via" / "f.txt"), "a\nx\n")]
+
+
+async def test_extension_requests_before_initialize_are_invalid_request(tmp_path):
+    """DECISIONS §11: -32600 before initialize, for Raw's extensions as for the rest."""
+    from tests.acp_agent.test_acp_agent import error_of
+
+    async with rig(tmp_path) as r:
+        for method in ("raw/panel/action", "raw/tool/register"):
+            err = await error_of(r.conn.ext_method(method, {"sessionId": "x"}))
+            assert (err.code, "initialize first" in err.message) == (-32600, True), method
+
+
+@pytest.mark.parametrize("cursor", ["-1", "-20", "1e3", " 5"])
+async def test_session_list_refuses_a_cursor_it_never_gave(tmp_path, cursor):
+    from tests.acp_agent.test_acp_agent import error_of
+
+    async with rig(tmp_path) as r:
+        await r.start()
+        err = await error_of(r.conn.list_sessions(cursor=cursor))
+    assert err.code == -32602 and "cursor" in err.message
