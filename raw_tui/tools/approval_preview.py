@@ -40,6 +40,9 @@ MAX_TOTAL_CHARS = 256 * 1024  # every text of one preview together (what one eve
 MAX_FILES = 128
 MIN_DIFF_CHARS = 1024  # with less of the total left, a file gets a note instead of a diff
 MAX_NOTE_CHARS = 300
+MAX_PATH_CHARS = 4096  # PATH_MAX: a longer path names no file (clipped)
+MAX_OPERATION_CHARS = 64
+MAX_NAMES_CHARS = 64 * 1024  # paths, operations, links and notes of one preview together
 
 
 # ---------------------------------------------------------------------------- running
@@ -127,9 +130,15 @@ def effect_files(effects: Any) -> list[tuple[str, str]]:
 def shape(files: list[FilePreview]) -> ApprovalPreview:
     """Diffs computed, every text bounded (per file and together), symlinks found."""
     out: list[FilePreview] = []
-    budget = MAX_TOTAL_CHARS
-    for item in files[:MAX_FILES]:
+    budget, names = MAX_TOTAL_CHARS, MAX_NAMES_CHARS
+    for index, item in enumerate(files[:MAX_FILES]):
+        if names <= 0:  # the names count too: the event stays bounded
+            out.append(FilePreview(path="", operation="", note=f"no preview: {len(files) - index}"
+                                   " more files (the preview is over its size limit)"))
+            return ApprovalPreview(files=out)
         entry, budget = shape_file(item, budget)
+        names -= len(entry.path) + len(entry.operation) + len(entry.note) \
+            + sum(map(len, entry.symlinks))
         out.append(entry)
     if len(files) > MAX_FILES:
         out.append(FilePreview(path="", operation="",
@@ -138,8 +147,10 @@ def shape(files: list[FilePreview]) -> ApprovalPreview:
 
 
 def shape_file(item: FilePreview, budget: int) -> tuple[FilePreview, int]:
-    path = encodable(item.path)
+    path = clip(encodable(item.path), MAX_PATH_CHARS)
     links = symlink_hops(path)
+    item = msgspec.structs.replace(item, operation=clip(encodable(item.operation),
+                                                        MAX_OPERATION_CHARS))
     if item.note or (item.diff == "" and (item.before is None or item.after is None)):
         note = clip(one_line(encodable(item.note)), MAX_NOTE_CHARS)
         return FilePreview(path=path, operation=item.operation, note=note,

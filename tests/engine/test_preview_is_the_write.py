@@ -79,3 +79,25 @@ async def test_a_large_unchanged_file_is_written_as_approved(tmp_path):
     assert asked(events).preview.files[0].after is None
     assert target.read_text().startswith("line 0\nline 1\nline 2\nline 3\nline 4\nline 5\n"
                                          "line 6\nseven\nline 8\n")
+
+
+async def test_a_preview_with_huge_paths_stays_under_the_event_bound(tmp_path):
+    """A tool's preview names 100 files with 100,000-character paths and operations: one
+    `approval_request` must still carry at most the preview's bound, not 20 MB."""
+    import msgspec
+
+    from raw_tui.config import load_config
+    from raw_tui.tools import approval_preview
+    from tests.engine.test_approval_preview import ASK_ALL, preview_tool
+    from tests.helpers import write_config
+
+    cfg = tmp_path / "cfg"
+    body = ("return {'files': [{'path': '/tmp/' + str(i) + 'p' * 100000, "
+            "'operation': 'w' * 100000, 'note': 'no preview: x'} for i in range(100)]}")
+    identity = preview_tool(cfg, "huge", body)
+    write_config(cfg, {"tools": {"use": [identity], "rules": ASK_ALL}})
+    agent = load_config(str(cfg / "raw.json"), cwd=tmp_path).agent()
+    report, events = await dispatch(agent, tmp_path, "huge", {"text": "a"})
+    assert report.outcome == "ran"
+    size = len(msgspec.json.encode(asked(events).preview))
+    assert size <= 2 * approval_preview.MAX_TOTAL_CHARS, size
