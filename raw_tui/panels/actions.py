@@ -151,6 +151,7 @@ async def run_panel_action(session: Any, command: Any) -> Any:
     try:
         action = find_action(declaration, command.action)
         _revision, document = session.panels.get(command.panel)
+        check_shown(command.panel, document, command.block, command.item)
         target = ActionTarget(panel=panel_id, block=command.block, item=command.item,
                               item_label=item_label(document, command.block, command.item))
         if action.kind == "prompt":
@@ -174,6 +175,21 @@ async def run_panel_action(session: Any, command: Any) -> Any:
     failed = bool(getattr(outcome.result, "isError", False))
     return Reply(ok=not failed, code=getattr(outcome.result, "code", None) if failed else None,
                  message=outcome.text)
+
+
+def check_shown(panel: str, document: Any, block: str | None, item: str | None) -> None:
+    """An action scoped to a block or an item runs on what the panel shows: the block and
+    item it names (a client sends them as it likes; templates put them in the tool's
+    arguments) must be in the panel's document."""
+    if block is None and item is None:
+        return
+    if document is None:
+        raise PanelError(PANEL_INVALID, f"panel {panel} is not open")
+    if block is not None and not any(isinstance(b, dict) and b.get("id") == block
+                                     for b in document.get("blocks") or []):
+        raise PanelError(PANEL_INVALID, f"panel {panel} has no block {block!r}")
+    if item is not None and item_label(document, block, item) is None:
+        raise PanelError(PANEL_INVALID, f"panel {panel} has no item {item!r} in block {block!r}")
 
 
 def _respond(session: Any, panel: str, response: str) -> Any:

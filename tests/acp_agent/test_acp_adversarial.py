@@ -127,3 +127,42 @@ async def test_session_list_refuses_a_cursor_it_never_gave(tmp_path, cursor):
         await r.start()
         err = await error_of(r.conn.list_sessions(cursor=cursor))
     assert err.code == -32602 and "cursor" in err.message
+
+
+ITEM_BOARD = [{"id": "board", "title": "Board", "actions": [
+    {"id": "finish", "label": "Finish", "kind": "tool", "scope": "item",
+     "arguments": {"op": "{{item.id}}"}}]}]
+ITEM_TOOL = '''
+def handler(args, ctx):
+    import os
+    with open(os.path.join(ctx.cwd, "ran.txt"), "a") as out:
+        out.write(repr(args.get("op")) + "\\n")
+    return {"content": [{"type": "panel", "panel": "board", "op": "replace", "document": {
+        "title": "Board", "blocks": [{"kind": "checklist", "id": "list", "items": [
+            {"id": "a", "label": "A", "status": "pending"}]}]}}]}
+'''
+
+
+async def test_a_panel_action_needs_an_open_panel_and_a_real_item(tmp_path):
+    """The user can only act on what a panel shows: an action on a panel never opened, on a
+    block or an item the document does not have, is refused (-32602) and runs nothing."""
+    from tests.acp_agent.test_acp_agent import error_of
+
+    tools = {"board": (ITEM_TOOL, {"panels": ITEM_BOARD, "schema": {
+        "type": "object", "properties": {"op": {"type": "string"}}}})}
+    async with rig(tmp_path, [{"tool_calls": [{"name": "board", "arguments": {}}]},
+                              {"text": "ok"}], tools=tools, use=["agent/board"]) as r:
+        sid = await r.start(raw={"panelsV2": True})
+        action = {"sessionId": sid, "panel": "agent/board#board", "action": "finish"}
+        early = await error_of(r.conn.ext_method("raw/panel/action",
+                                                 {**action, "block": "list", "item": "a"}))
+        assert early.code == -32602
+        await r.prompt(sid, "board")
+        ran = (r.work / "ran.txt").read_text()
+        for block, item in (("list", "$(touch pwned)"), ("nope", "a")):
+            err = await error_of(r.conn.ext_method("raw/panel/action",
+                                                   {**action, "block": block, "item": item}))
+            assert err.code == -32602, (block, item)
+        assert (r.work / "ran.txt").read_text() == ran  # nothing ran
+        await r.conn.ext_method("raw/panel/action", {**action, "block": "list", "item": "a"})
+        assert (r.work / "ran.txt").read_text() == ran + "'a'\n"
