@@ -19,6 +19,7 @@ from pathlib import Path
 from ..paths import state_home
 
 LOG_NAME = "acp.log"
+MAX_FIRST_LINE = 1024 * 1024  # read here to answer `initialize` early (it is ~300 bytes)
 
 
 def log_path() -> Path:
@@ -91,14 +92,15 @@ def _import_sdk() -> None:
 
 def _read_line(fd: int) -> tuple[bytes, bytes]:
     """The first line from `fd` (with its newline) and whatever came after it; (b"", data)
-    at end of input without a newline."""
-    data = b""
+    at end of input, or past MAX_FIRST_LINE bytes, without a newline (the SDK's bounded
+    reader takes it from there)."""
+    data = bytearray()
     while b"\n" not in data:
-        chunk = os.read(fd, 65536)
+        chunk = os.read(fd, 65536) if len(data) <= MAX_FIRST_LINE else b""
         if not chunk:
-            return b"", data
+            return b"", bytes(data)
         data += chunk
-    line, _, rest = data.partition(b"\n")
+    line, _, rest = bytes(data).partition(b"\n")
     return line + b"\n", rest
 
 

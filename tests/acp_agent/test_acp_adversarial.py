@@ -166,3 +166,29 @@ async def test_a_panel_action_needs_an_open_panel_and_a_real_item(tmp_path):
         assert (r.work / "ran.txt").read_text() == ran  # nothing ran
         await r.conn.ext_method("raw/panel/action", {**action, "block": "list", "item": "a"})
         assert (r.work / "ran.txt").read_text() == ran + "'a'\n"
+
+
+def test_the_first_line_is_read_up_to_a_bound(tmp_path):
+    """`raw-tui acp` reads the first line itself (to answer `initialize` early): a client
+    sending megabytes without a newline must not make it buffer them all (nor copy them
+    quadratically); the rest is left to the SDK's bounded reader."""
+    import os
+    import threading
+
+    from raw_tui.acp import command
+
+    read_end, write_end = os.pipe()
+    total = 8 * 1024 * 1024
+
+    def feed():
+        with os.fdopen(write_end, "wb") as out:
+            try:
+                out.write(b"x" * total)
+            except BrokenPipeError:
+                pass
+
+    threading.Thread(target=feed, daemon=True).start()
+    line, rest = command._read_line(read_end)
+    os.close(read_end)
+    assert line == b""
+    assert len(rest) <= command.MAX_FIRST_LINE + 65536
