@@ -58,6 +58,7 @@ class RawAgent:
         self.flags = flags  # set by `initialize` (or by the early handshake)
         self.bridges: dict[str, SessionBridge] = {}
         self.inflight: set[asyncio.Task] = set()  # requests being answered
+        self.loading: set[str] = set()  # sessions being loaded or resumed: busy meanwhile
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -130,12 +131,16 @@ class RawAgent:
             raise error(codes.INVALID_PARAMS,
                         f"cwd: session {session_id} belongs to {row.cwd}, not {cwd}")
         old = self.bridges.get(session_id)
-        if old is not None:
-            if old.state != "idle":
-                raise error(codes.BUSY, f"session {session_id} is busy")
-            await self._close(old)
-        history = self.store.events(session_id)
-        await self._open(row.cwd, session_id=session_id, history=history, replay=replay)
+        if session_id in self.loading or (old is not None and old.state != "idle"):
+            raise error(codes.BUSY, f"session {session_id} is busy")
+        self.loading.add(session_id)
+        try:
+            if old is not None:
+                await self._close(old)
+            history = self.store.events(session_id)
+            await self._open(row.cwd, session_id=session_id, history=history, replay=replay)
+        finally:
+            self.loading.discard(session_id)
 
     async def _open(self, cwd: str, *, session_id: str | None = None,
                     history: list | None = None, replay: bool = False) -> SessionBridge:
@@ -259,6 +264,8 @@ class RawAgent:
 
     def _bridge(self, session_id: str) -> SessionBridge:
         self._initialized()
+        if session_id in self.loading:
+            raise error(codes.BUSY, f"session {session_id} is busy loading its history")
         bridge = self.bridges.get(session_id)
         if bridge is None:
             raise error(codes.UNKNOWN_SESSION, f"unknown session {session_id}")

@@ -192,3 +192,23 @@ def test_the_first_line_is_read_up_to_a_bound(tmp_path):
     os.close(read_end)
     assert line == b""
     assert len(rest) <= command.MAX_FIRST_LINE + 65536
+
+
+async def test_a_session_is_busy_while_it_loads(tmp_path):
+    """MCP-ACP §2.1: the session is busy while session/load runs (-32002), never unknown,
+    and a prompt never interleaves its turn with the replayed history."""
+    import acp
+
+    from tests.acp_agent.test_acp_agent import error_of
+
+    async with rig(tmp_path, [{"text": "one"}, {"text": "two"}]) as r:
+        sid = await r.start()
+        await r.prompt(sid, "first")
+        slow = SlowPipe(r.agent.conn, 0.05)
+        r.agent.conn = slow  # the replay goes out slowly: the load takes a while
+        load = asyncio.ensure_future(r.conn.load_session(cwd=str(r.work), session_id=sid,
+                                                         mcp_servers=[]))
+        await asyncio.sleep(0.02)
+        err = await error_of(r.conn.prompt(session_id=sid, prompt=[acp.text_block("x")]))
+        await asyncio.wait_for(load, 20)
+    assert err.code == -32002, (err.code, err.message)
