@@ -61,7 +61,7 @@ def visible(text: str) -> str:
     A CRLF line ending is shown as a plain line end."""
     out = []
     for char in text.replace("\r\n", "\n"):
-        if char in "\n\t" or unicodedata.category(char) not in ("Cc", "Zl", "Zp"):
+        if char in "\n\t" or unicodedata.category(char) not in ("Cc", "Cf", "Zl", "Zp"):
             out.append(char)
         else:
             out.append(ESCAPES.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100
