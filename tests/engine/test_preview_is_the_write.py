@@ -101,3 +101,27 @@ async def test_a_preview_with_huge_paths_stays_under_the_event_bound(tmp_path):
     assert report.outcome == "ran"
     size = len(msgspec.json.encode(asked(events).preview))
     assert size <= 2 * approval_preview.MAX_TOTAL_CHARS, size
+
+
+class SwapsForLinkThenAllows(FixedApprover):
+    """While the modal is open, f.txt becomes a link to a file with the same text."""
+
+    def __init__(self, tmp_path):
+        super().__init__(True)
+        self.tmp_path = tmp_path
+
+    async def approve(self, request):
+        (self.tmp_path / "elsewhere.txt").write_text((self.tmp_path / "f.txt").read_text())
+        os.unlink(self.tmp_path / "f.txt")
+        os.symlink(self.tmp_path / "elsewhere.txt", self.tmp_path / "f.txt")
+        return await super().approve(request)
+
+
+async def test_a_file_swapped_for_a_link_while_asking_is_not_written(tmp_path):
+    (tmp_path / "f.txt").write_text("same\n")
+    args = {"operations": [{"mode": "append", "path": "f.txt", "content": "more\n"}]}
+    report, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", args,
+                                    approver=SwapsForLinkThenAllows(tmp_path))
+    assert asked(events).preview.files[0].symlinks == []
+    assert (tmp_path / "elsewhere.txt").read_text() == "same\n"
+    assert report.result.isError and "changed since its preview was approved" in report.message
