@@ -43,6 +43,7 @@ MAX_NOTE_CHARS = 300
 MAX_PATH_CHARS = 4096  # PATH_MAX: a longer path names no file (clipped)
 MAX_OPERATION_CHARS = 64
 MAX_NAMES_CHARS = 64 * 1024  # paths, operations, links and notes of one preview together
+NOT_READY = "not ready after"  # the note of a preview that missed its deadline
 
 
 # ---------------------------------------------------------------------------- running
@@ -55,7 +56,12 @@ async def run_preview(preview: Callable[[Any, Any], Any] | None, args: Any, ctx:
     try:
         return await in_daemon_thread(lambda: compute(preview, args, ctx, effects), deadline)
     except TimeoutError:
-        return failed(effects, f"not ready after {deadline:g} s")
+        return failed(effects, f"{NOT_READY} {deadline:g} s")
+
+
+def unfinished(preview: ApprovalPreview) -> bool:
+    """True for a preview replaced by notes because it missed its deadline."""
+    return all(file.note.startswith(f"no preview: {NOT_READY} ") for file in preview.files)
 
 
 async def in_daemon_thread(fn: Callable[[], Any], deadline: float) -> Any:

@@ -125,3 +125,29 @@ async def test_a_file_swapped_for_a_link_while_asking_is_not_written(tmp_path):
     assert asked(events).preview.files[0].symlinks == []
     assert (tmp_path / "elsewhere.txt").read_text() == "same\n"
     assert report.result.isError and "changed since its preview was approved" in report.message
+
+
+async def test_an_edit_previewed_as_failing_does_not_succeed_later(tmp_path):
+    """The modal said `no preview: old_text not found`; while it was open the text appeared.
+    The user approved a call shown to change nothing: nothing may be written."""
+    target = tmp_path / "f.txt"
+    target.write_text("nothing here\n")
+    args = {"operations": [{"mode": "replace_text", "path": "f.txt", "old_text": "SAFE=1",
+                            "new_text": "SAFE=0"}]}
+    report, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", args,
+                                    approver=ChangesFileThenAllows(target, "SAFE=1\n"))
+    assert asked(events).preview.files[0].note.startswith("no preview: old_text not found")
+    assert target.read_text() == "SAFE=1\n"
+    assert report.result.isError
+
+
+async def test_a_preview_past_its_deadline_does_not_block_the_write(tmp_path):
+    """A preview that was not ready in time was approved blind: the handler writes."""
+    target = tmp_path / "f.txt"
+    target.write_text("a\n")
+    args = {"operations": [{"mode": "append", "path": "f.txt", "content": "b\n"}]}
+    report, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", args,
+                                    deadline=0)
+    assert asked(events).preview.files[0].note.startswith("no preview: not ready")
+    assert not report.result.isError, report.message
+    assert target.read_text() == "a\nb\n"

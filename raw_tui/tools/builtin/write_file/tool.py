@@ -267,12 +267,13 @@ def handler(args: Any, ctx: Any) -> str:
 # ---------------------------------------------------------------------------- preview
 
 def check_as_approved(plan: Plan, args: Any, ctx: Any) -> None:
-    """When the user approved a preview with a diff, the files must still be as they were
-    then: the preview of the handler's own plan (its reads, bounded as the preview's were)
-    must equal the one approved, else nothing is written (the disk changed while the modal
-    was open: replace_lines would rewrite a line the user never saw)."""
+    """When the user approved a preview, the files must still be as they were then: the
+    preview of the handler's own plan (its reads, bounded as the preview's were) must equal
+    the one approved, else nothing is written (the disk changed while the modal was open:
+    replace_lines would rewrite a line the user never saw, an edit shown as failing would
+    succeed). A preview that missed its deadline was approved blind: nothing to compare."""
     approved = getattr(ctx, "preview", None)
-    if approved is None or not any(file.diff for file in approved.files):
+    if approved is None or approval_preview.unfinished(approved):
         return
 
     def as_read(path: str) -> bytes | None:
