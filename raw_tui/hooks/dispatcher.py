@@ -241,7 +241,7 @@ def _tool(call: CallInfo, *, result: Any = msgspec.UNSET) -> ToolInfo:
 
 def _result_dict(result: Any) -> dict[str, Any]:
     """The result as hooks see it: `{isError, content, code?, truncated?}`, `isError` always
-    present (a ToolResult's `to_dict` leaves out a false one)."""
+    present (also in a plain dict)."""
     if isinstance(result, dict):
         data = result
     elif hasattr(result, "to_dict"):

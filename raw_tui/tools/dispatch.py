@@ -101,6 +101,7 @@ class DispatchReport:
             "code": self.code,
             "message": self.message,
             "rule": self.rule,
+            "rule_index": self.rule_index,
             "effects": self.effects,
             "approval_requested": self.approval_requested,
             "receipts": [_receipt(r) for r in self.receipts],

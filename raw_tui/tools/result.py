@@ -22,7 +22,11 @@ class ToolResult(msgspec.Struct, omit_defaults=True):
         return content_text(self.content)
 
     def to_dict(self) -> dict[str, Any]:
-        return msgspec.to_builtins(self)
+        """The result as JSON wherever one is written (`call`'s report, hook payloads, ...):
+        `{isError, code?, content, truncated?}`, `isError` always present, `false` included."""
+        data = msgspec.to_builtins(self)
+        data.pop("isError", None)
+        return {"isError": self.isError, **data}
 
 
 def content_text(content: list[Any]) -> str:

@@ -197,3 +197,21 @@ def test_an_unknown_panel_icon_falls_back_with_one_warning(tmp_path):
     warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1
     assert "panels[0].icon: unknown icon 'unicorn'; using 'panel'" in warnings[0]
+
+
+def test_call_result_carries_is_error_false(cfg, tmp_path):
+    target = tmp_path / "ok.txt"
+    rc, report = call(cfg, "write_file", {"operations": [
+        {"mode": "overwrite", "path": str(target), "content": "x"}]})
+    assert rc == 0 and report["outcome"] == "ran", report
+    assert report["result"]["isError"] is False
+
+
+@pytest.mark.parametrize("tool,args,rule,index", [
+    ("agent/denied", {"text": "a"}, "deny", 0),
+    ("noop", {"text": "secret"}, "ask", 1),
+    ("noop", {"text": "plain"}, "allow", None),
+])
+def test_call_names_the_deciding_rule(cfg, tool, args, rule, index):
+    _, report = call(cfg, tool, args, "--dry-run")
+    assert (report["rule"], report["rule_index"]) == (rule, index), report
