@@ -76,9 +76,17 @@ async def _run(args, prompt: str) -> int:
     out = sys.stdout
     stop = _Stop()
     if args.output == "jsonl":
+        ended = False
+
         def write(event: ev.Event) -> None:
+            # run_end is the last line (DECISIONS §7): what follows it (closing state,
+            # SessionEnd receipts) goes to history only
+            nonlocal ended
+            if ended:
+                return
             out.write(ev.encode(event).decode() + "\n")
             out.flush()
+            ended = isinstance(event, ev.RunEnd)
         bus.subscribe(_Output(write, stop))
     else:
         bus.subscribe(_Output(TextPrinter(out, sys.stderr), stop))

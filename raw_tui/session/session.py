@@ -235,11 +235,13 @@ class Session:
                                        turn_id=turn_id))
 
     def _end_turn(self, turn_id: str, outcome: TurnOutcome) -> None:
-        self.bus.publish(ev.RunEnd(status=outcome.status, **_opt(code=outcome.code,
-                                   message=outcome.message), turn_id=turn_id))
+        """The state goes back to idle first (still of this turn): run_end is the last event
+        of a turn."""
         self.state, self.step = ("closing" if self._closed else "idle"), 0
         self.turn_id = None
-        self._publish_state()
+        self._publish_state(turn_id)
+        self.bus.publish(ev.RunEnd(status=outcome.status, **_opt(code=outcome.code,
+                                   message=outcome.message), turn_id=turn_id))
 
     def _clear(self) -> TurnOutcome:
         """`/clear`: the model starts over. Not a turn (no run_end); saved as an empty
@@ -425,11 +427,13 @@ class Session:
         return await run_panel_action(self, command)
 
     # helpers ------------------------------------------------------------------------------
-    def _publish_state(self) -> None:
+    def _publish_state(self, ending_turn: str | None = None) -> None:
         state = ev.TurnState(state=self.state, step=self.step,
                              max_steps=self.agent.config.max_steps)
         if self.turn_id is not None and self.state in ("running", "cancelling"):
             state.turn_id = self.turn_id
+        elif ending_turn is not None:
+            state.turn_id = ending_turn
         self.bus.publish(state)
 
     def _take_hook_reload(self) -> None:

@@ -302,3 +302,26 @@ def test_a_reader_gone_before_the_turn_starts_means_no_turn(tmp_path):
     types = [json.loads(line)["type"] for line in
              raw_tui("sessions", "show", listing[0]).stdout.splitlines()]
     assert "user_message" not in types and "run_end" not in types
+
+
+def test_jsonl_ends_with_run_end(tmp_path):
+    # a SessionEnd hook's receipt and raw-tui's own turn_state come after the turn: they are
+    # saved in history but never follow run_end on stdout
+    cfg, work = setup(tmp_path, {"text": "Done."})
+    hook = cfg / "hooks" / "bye"
+    hook.mkdir(parents=True)
+    (hook / "hook.json").write_text(json.dumps({
+        "protocol_version": 2, "name": "bye", "events": [{"name": "SessionEnd"}],
+        "command": "true"}))
+    data = json.loads((cfg / "raw.json").read_text())
+    data["agents"]["main"]["hooks"] = {"use": ["agent/bye"]}
+    (cfg / "raw.json").write_text(json.dumps(data))
+    proc, events = run(cfg, work)
+    assert proc.returncode == 0, proc.stderr
+    assert events[-1]["type"] == "run_end", [e["type"] for e in events[-4:]]
+    session_id = events[0]["session_id"]
+    stored = [json.loads(line) for line in raw_tui("sessions", "show", session_id).stdout.splitlines()]
+    end = max(i for i, e in enumerate(stored) if e["type"] == "run_end")
+    assert [e["type"] for e in stored[end + 1:] if e["type"] != "hook_event"] == ["turn_state"]
+    assert any(e["type"] == "hook_event" and e["event"] == "SessionEnd" for e in stored[end:])
+    assert all(e["type"] != "turn_state" or e["state"] != "idle" for e in stored[end + 1:])
