@@ -3,7 +3,8 @@
     set {field, value}                 a top-level field; null deletes it
     set_block {block, before?}         add or replace a whole block (by id); `before` moves it
     remove_block {id}
-    upsert_items {block, items, parent?}   add or replace items by their name
+    upsert_items {block, items, parent?}   add items, or assign the given fields of
+                                           existing ones (matched by name)
     remove_items {block, ids|keys|paths}   (and their children, in a checklist)
     append_events {block, events, max?}    a timeline: append, then keep the last `max`
 
@@ -158,21 +159,18 @@ def _upsert_items(work: _Work, patch: dict, at: At) -> None:
 
 
 def _upsert_one(block: dict, spec: ItemSpec, item: Any, at: At, parent: str | None) -> bool:
-    """Add or replace one item; True when names may have been added (new items or a new
+    """Add one item, or assign its fields to the item of the same name (the merged item is
+    validated; a new one must be complete); True when names may have been added (new items or a new
     subtree), so the block's count and unique names need checking again."""
     top: list = block[spec.field]
     found = _find(top, spec, item[spec.key] if isinstance(item, dict) else None)
-    if found is not None:
+    if found is not None:  # shallow field assignment: given fields replace, others stay
         path, depth = found
-        spec.validate_item(item, at, depth, block)
         container = _own_path(block, spec, path[:-1])
-        old = container[path[-1]]
-        new_subtree = spec.nested and spec.field in item
-        if spec.nested and not new_subtree and old.get(spec.field):
-            item = dict(item)
-            item[spec.field] = old[spec.field]
-        container[path[-1]] = item
-        return new_subtree
+        merged = {**container[path[-1]], **item}
+        spec.validate_item(merged, at, depth, block)
+        container[path[-1]] = merged
+        return spec.nested and spec.field in item
     if parent is None:
         spec.validate_item(item, at, 1, block)
         top.append(item)

@@ -85,3 +85,31 @@ def test_ask_user_headless_is_interaction_unavailable(tmp_path):
                                   "text": "no one can answer: this run is not interactive"}]
     assert not [e for e in events if e["type"] in ("interaction_request", "panel_receipt")]
     assert [e["status"] for e in events if e["type"] == "run_end"] == ["completed"]
+
+
+def test_a_raw_tool_ticks_an_item_with_id_and_status(tmp_path):
+    # the way Raw tools patch a checklist: `{id, status}` keeps the item's label
+    from tests.helpers import write_tool
+
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    write_tool(cfg, "plan", '''
+def handler(args, ctx):
+    if args.get("text") == "start":
+        doc = {"title": "Plan", "blocks": [{"id": "c", "kind": "checklist", "items": [
+            {"id": "a", "label": "Read the code"}, {"id": "b", "label": "Fix it"}]}]}
+        return {"content": [{"type": "panel", "panel": "p", "op": "replace", "document": doc}]}
+    patch = {"op": "upsert_items", "block": "c", "items": [{"id": "a", "status": "done"}]}
+    return {"content": [{"type": "panel", "panel": "p", "op": "patch", "patches": [patch]}]}
+''', panels=[{"id": "p", "title": "Plan"}])
+    calls = [{"tool_calls": [{"name": "plan", "arguments": {"text": t}}]} for t in ("start", "tick")]
+    (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in calls))
+    write_config(cfg, {"tools": {"use": ["agent/plan"]}})
+    proc = run(cfg, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    receipts = [e for e in events if e["type"] == "panel_receipt"]
+    assert [r.get("error") for r in receipts] == [None, None], receipts
+    state = [e for e in events if e["type"] == "panel_state"][-1]
+    assert state["document"]["blocks"][0]["items"] == [
+        {"id": "a", "label": "Read the code", "status": "done"}, {"id": "b", "label": "Fix it"}]

@@ -218,3 +218,24 @@ def test_an_op_or_field_that_is_not_a_string_is_invalid_not_a_crash():
     assert fails({"op": {"x": 1}}).startswith("/patches/0/op: must be one of")
     assert fails({"op": "set", "field": ["title"], "value": "t"}).startswith(
         "/patches/0/field: must be one of title, subtitle")
+
+
+def test_upsert_assigns_the_given_fields_and_keeps_the_others():
+    # DECISIONS §5: shallow field assignment; `{id, status}` ticks an item, keeping its label
+    out = run({"op": "upsert_items", "block": "cl", "items": [{"id": "b1", "status": "done"}]},
+              {"op": "upsert_items", "block": "cl", "items": [{"id": "b", "note": "n"}]},
+              {"op": "upsert_items", "block": "fs", "items": [{"path": "/a.py", "note": "x"}]},
+              {"op": "upsert_items", "block": "fs", "items": [{"path": "/a.py",
+                                                               "status": "added"}]})
+    items = block(out, "cl")["items"]
+    assert items[1]["items"][0] == {"id": "b1", "label": "B1", "status": "done"}
+    assert items[1]["label"] == "B" and items[1]["note"] == "n" and items[1]["items"]
+    assert block(out, "fs")["items"][0] == {"path": "/a.py", "status": "added", "note": "x"}
+
+
+def test_upsert_merged_item_is_validated_and_a_new_item_must_be_complete():
+    assert fails({"op": "upsert_items", "block": "cl",
+                  "items": [{"id": "a", "status": "nope"}]}).startswith(
+        "/patches/0/items/0/status: must be one of")
+    assert fails({"op": "upsert_items", "block": "cl", "items": [{"id": "new", "status": "done"}]}
+                 ) == "/patches/0/items/0/label: required"
