@@ -13,6 +13,8 @@ from typing import Any, Callable, Literal, Union
 
 import msgspec
 
+from .redact import Redactor
+
 _UNSET = msgspec.UNSET
 
 
@@ -219,7 +221,8 @@ class Bus:
     (the history store writes here, so nothing published is lost), and every `stream()`
     consumer gets the event on its own queue."""
 
-    def __init__(self) -> None:
+    def __init__(self, redactor: Redactor | None = None) -> None:
+        self.redactor = redactor or Redactor()  # applied to every event published
         self._subscribers: list[Subscriber] = []
         self._queues: list[asyncio.Queue[Event | None]] = []
         self._reported: set[int] = set()
@@ -236,7 +239,9 @@ class Bus:
     def publish(self, event: Event) -> None:
         """Give `event` to every subscriber. A subscriber that raises (a full disk under the
         history store, a bug in a view) never stops the others or the publisher: its first
-        failure is published as an error `notice`."""
+        failure is published as an error `notice`. Every secret the bus's redactor knows is
+        taken out first: no subscriber ever sees one."""
+        event = self.redactor.struct(event)
         failed = []
         for fn in list(self._subscribers):
             try:

@@ -206,7 +206,7 @@ def cmd_call(args) -> int:
     import asyncio
 
     report = asyncio.run(_call(agent, config, args, arguments))
-    print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    print(json.dumps(config.redactor.json(report.to_json()), indent=2, ensure_ascii=False))
     if report.outcome in ("ran", "would_run") and not report.result.isError:
         return EXIT_OK
     return EXIT_ERROR
@@ -217,7 +217,7 @@ async def _call(agent, config, args, arguments):
     from .bus import Bus
     from .tools.dispatch import Dispatcher
 
-    bus = Bus()
+    bus = Bus(config.redactor)
     approver = FixedApprover(args.approve == "yes") if args.approve else None
     hooks = _hook_dispatcher(agent, bus, str(args.cwd_path))
     panels = _panel_host(bus)

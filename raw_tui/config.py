@@ -18,6 +18,7 @@ import msgspec
 from .errors import ConfigError, json_path
 from .jsonstrict import convert, load_file
 from .paths import config_home
+from .redact import Redactor
 
 DEMO_DIR = Path(__file__).parent / "demo"
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -115,6 +116,7 @@ class Config:
     raw: RawConfig
     agents: dict[str, Agent] = field(default_factory=dict)
     is_demo: bool = False
+    redactor: Redactor = field(default_factory=Redactor)  # every secret value configured
 
     @property
     def label(self) -> str:
@@ -155,6 +157,10 @@ def load_config(explicit: str | None = None, *, cwd: Path | None = None,
     raw = convert(data, RawConfig, where=[], file=label)
     config = Config(file=None if is_demo else path, dir=path.parent, raw=raw, is_demo=is_demo)
     models = {alias: _model(alias, value, label) for alias, value in raw.models.items()}
+    for model in models.values():
+        config.redactor.register(model.api_key)
+        if model.api_key_env:
+            config.redactor.register(os.environ.get(model.api_key_env))
     if is_demo:
         _prepare_demo(models)
     if model_override and model_override.startswith("scripted:"):

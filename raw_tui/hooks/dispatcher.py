@@ -141,7 +141,7 @@ class HookDispatcher:
                     message=EFFECTS_UNAVAILABLE,
                     turn_id=_opt(turn_id))))
                 return GateOutcome(False, HOOK_ERROR, f"hook {hook.id}: {EFFECTS_UNAVAILABLE}", receipts)
-            data = data if data is not None else encode_payload(build())
+            data = data if data is not None else self._encode(build())
             run = await run_hook(hook, data, gate=True, cwd=self.cwd, cancel=cancel)
             receipts.append(self._publish(make_receipt(hook.id, event, run, turn_id)))
             if run.outcome == "denied":
@@ -161,10 +161,15 @@ class HookDispatcher:
             for hook in selected:
                 if abort is not None and abort.is_set():
                     break
-                data = data if data is not None else encode_payload(build())
+                data = data if data is not None else self._encode(build())
                 run = await run_hook(hook, data, gate=False, cwd=self.cwd, cancel=abort)
                 receipts.append(self._publish(make_receipt(hook.id, event, run, turn_id)))
         return receipts
+
+    def _encode(self, payload: HookPayload) -> bytes:
+        """The payload as written to a hook's stdin, without any configured secret."""
+        data = encode_payload(payload)
+        return self.bus.redactor.encoded(data) if self.bus is not None else data
 
     def _publish(self, receipt: HookEvent) -> HookEvent:
         if self.bus is not None:

@@ -23,6 +23,7 @@ from ..models.base import (STOP_MAX_TOKENS, Done, Message, ModelError, TextDelta
                            ToolCallRequest, ToolDefinition, Usage, assistant_message,
                            make_provider, tool_message, user_message)
 from ..cancel import Cancelled, unless_cancelled
+from ..redact import Redactor
 from ..tools.dispatch import Dispatcher
 from .approver import BusApprover
 from .conversation import Conversation, requests_made, user_text
@@ -72,6 +73,9 @@ class Session:
         self.agent = agent
         self.cwd = cwd
         self.bus = bus or ev.Bus()
+        # the configuration's secrets leave no event, outcome, hook payload or tool result
+        self.redactor: Redactor = getattr(config, "redactor", None) or Redactor()
+        self.bus.redactor = self.redactor
         self.store = store
         self.interactive = interactive
         self.resumed = session_id is not None
@@ -218,12 +222,19 @@ class Session:
                 outcome = TurnOutcome("error", err.code, err.message)
             except Exception as err:  # never let a bug take the session down
                 outcome = TurnOutcome("error", "internal_error", f"{type(err).__name__}: {err}")
+            outcome = self._redacted(outcome)
             await self._stop_hooks(turn_id, outcome)
         except asyncio.CancelledError:
             self._end_turn(turn_id, TurnOutcome("cancelled", E.CANCELLED, "cancelled"))
             raise
         self._end_turn(turn_id, outcome)
         return outcome
+
+    def _redacted(self, outcome: TurnOutcome) -> TurnOutcome:
+        """A provider may echo the key in its error (`401 invalid key: Bearer sk-…`)."""
+        if outcome.message is None:
+            return outcome
+        return TurnOutcome(outcome.status, outcome.code, self.redactor.text(outcome.message))
 
     async def _stop_hooks(self, turn_id: str, outcome: TurnOutcome) -> None:
         """Stop hooks; a failure of theirs is a notice, never a turn without its run_end."""
@@ -308,14 +319,18 @@ class Session:
         parts: list[str] = []
         calls: list[ToolCallRequest] = []
         self.last_stop_reason = None
+        shown = self.redactor.stream()  # a secret cut across two deltas is caught too
+
+        def show(text: str) -> None:
+            if publish and text:
+                self.bus.publish(ev.AssistantDelta(text=text, turn_id=turn_id))
 
         async def consume() -> None:
             async for item in self.provider.stream(messages, tools,
                                                    system=system_prompt(self.agent, self.cwd)):
                 if isinstance(item, TextDelta):
                     parts.append(item.text)
-                    if publish and item.text:
-                        self.bus.publish(ev.AssistantDelta(text=item.text, turn_id=turn_id))
+                    show(shown.feed(item.text))
                 elif isinstance(item, ToolCallRequest):
                     calls.append(item)
                 elif isinstance(item, Usage):
@@ -323,7 +338,10 @@ class Session:
                 elif isinstance(item, Done):
                     self.last_stop_reason = item.stop_reason
 
-        await self._unless_cancelled(consume())
+        try:
+            await self._unless_cancelled(consume())
+        finally:
+            show(shown.flush())
         return "".join(parts), calls
 
     async def _unless_cancelled(self, coro) -> Any:
@@ -346,8 +364,8 @@ class Session:
             arguments = call.arguments if call.raw_arguments is None else call.raw_arguments
             report = await self.dispatcher.dispatch(call.name, arguments, call_id=call.id,
                                                     turn_id=turn_id, cancel=self._cancel)
-            self.conversation.add(turn_id, tool_message(
-                call.id, report.result.text(), is_error=report.result.isError))
+            self.conversation.add(turn_id, tool_message(  # no secret reaches the model
+                call.id, self.redactor.text(report.result.text()), is_error=report.result.isError))
             if report.code == E.APPROVAL_REQUIRED:
                 stop = TurnOutcome("error", E.APPROVAL_REQUIRED, report.message)
         if stop is None and self._cancel.is_set():

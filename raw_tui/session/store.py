@@ -1,8 +1,9 @@
 """Saved history: every event of every session in one SQLite database (WAL mode).
 
 Each event is committed as it is published, so a crash or `kill -9` mid-turn loses nothing
-already published. Credentials are never stored: events carry none, and the session row
-keeps only the agent name, the model alias and the working directory.
+already published. Credentials are never stored: the bus takes every configured secret out
+of an event before the store sees it (`raw_tui/redact.py`), and the session row keeps only
+the agent name, the model alias and the working directory.
 """
 
 from __future__ import annotations

@@ -1,0 +1,130 @@
+"""Credentials never leave (issue 9 §4): a provider that echoes the key back, a tool that
+prints it, a model that streams it in pieces — `raw-tui run`'s stdout and stderr, the saved
+history, hook payloads, `call`'s report and the next model request hold no key."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from tests.e2e.test_providers_session import WIRES, Wire
+from tests.helpers import raw_tui, write_config
+from tests.servers import openai_wire
+from tests.servers.http_server import ProtocolServer, Recorded, Reply
+
+KEY = "sk-test-0123456789abcdefSECRET"
+ENV_KEY = "sk-env-9876543210fedcbaSECRET"
+
+
+def echo_key(wire: Wire):
+    """A 401 quoting the credential the client sent, as some providers and proxies do."""
+    def reply(request: Recorded) -> Reply:
+        sent = request.headers.get("authorization") or request.headers.get("x-api-key", "")
+        return wire.error(401, f"invalid key: {sent}")
+    return reply
+
+
+@pytest.fixture(params=list(WIRES))
+def wire(request) -> Wire:
+    return WIRES[request.param]
+
+
+@pytest.fixture
+def server():
+    with ProtocolServer() as srv:
+        yield srv
+
+
+def setup(tmp_path, wire: Wire, server: ProtocolServer, *, key_in: str = "config"):
+    cfg = tmp_path / "cfg"
+    url = server.url + ("/v1" if wire.method == "openai-chat-completions" else "")
+    model = {"method": wire.method, "model_id": "m", "base_url": url}
+    if key_in == "config":
+        model["api_key"] = KEY
+    else:
+        model["api_key_env"] = "TEST_RAW_KEY"
+    hook = cfg / "hooks" / "spy"
+    hook.mkdir(parents=True)
+    (hook / "hook.json").write_text(json.dumps({
+        "protocol_version": 2, "name": "spy", "command": "./spy.sh",
+        "events": [{"name": "Stop"}, {"name": "PostToolUse"}, {"name": "PreToolUse"}]}))
+    script = hook / "spy.sh"
+    script.write_text("#!/bin/sh\ncat >> hook-payloads.jsonl\necho >> hook-payloads.jsonl\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    write_config(cfg, {"tools": {"use": ["builtin/bash"]}, "hooks": {"use": ["agent/spy"]}},
+                 models={"m": model})
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return cfg, work
+
+
+def run(cfg, work, output="jsonl", env=None):
+    return raw_tui("--config", str(cfg / "raw.json"), "--cwd", str(work), "run", "go",
+                   "--output", output, env=env)
+
+
+def everything_written(proc, work) -> str:
+    """stdout, stderr, the saved session (JSON and text) and what the hooks were sent."""
+    session_id = raw_tui("sessions", "list").stdout.split()[0]
+    shown = raw_tui("sessions", "show", session_id).stdout
+    shown_text = raw_tui("sessions", "show", session_id, "--output", "text").stdout
+    hooks = (work / "hook-payloads.jsonl").read_text()
+    assert shown and hooks
+    return "\n".join([proc.stdout, proc.stderr, shown, shown_text, hooks])
+
+
+@pytest.mark.parametrize("output", ["jsonl", "text"])
+def test_a_provider_echoing_the_key_leaks_it_nowhere(tmp_path, wire, server, output):
+    cfg, work = setup(tmp_path, wire, server)
+    server.default = echo_key(wire)
+    proc = run(cfg, work, output)
+    assert proc.returncode == 1
+    assert KEY in json.dumps(server.last.headers)  # the server did get (and echo) it
+    assert "invalid key:" in proc.stderr and "[redacted]" in proc.stderr, proc.stderr
+    written = everything_written(proc, work)
+    assert KEY not in written and KEY[3:-3] not in written
+    if output == "jsonl":
+        end = json.loads(proc.stdout.splitlines()[-1])
+        assert end["type"] == "run_end" and "[redacted]" in end["message"]
+
+
+def test_a_key_from_the_environment_is_redacted_too(tmp_path, wire, server):
+    cfg, work = setup(tmp_path, wire, server, key_in="env")
+    server.default = echo_key(wire)
+    proc = run(cfg, work, env={"TEST_RAW_KEY": ENV_KEY})
+    assert proc.returncode == 1 and "[redacted]" in proc.stderr
+    assert ENV_KEY not in everything_written(proc, work)
+
+
+def test_a_tool_printing_the_key_and_a_model_streaming_it(tmp_path, server):
+    # bash prints the key (from the environment); the model then streams it back in
+    # three-character deltas: no event, hook payload or model request carries it
+    wire = WIRES["openai-chat-completions"]
+    cfg, work = setup(tmp_path, wire, server, key_in="env")
+    bash = json.dumps({"commands": [{"command": "echo key=$TEST_RAW_KEY"}]})
+    server.enqueue(wire.calls([("call_1", "bash", bash)]),
+                   openai_wire.text_reply(f"Your key is {ENV_KEY}, keep it safe."))
+    proc = run(cfg, work, env={"TEST_RAW_KEY": ENV_KEY})
+    assert proc.returncode == 0, proc.stderr
+    written = everything_written(proc, work)
+    assert ENV_KEY not in written
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    deltas = "".join(e["text"] for e in events if e["type"] == "assistant_delta")
+    assert deltas == "Your key is [redacted], keep it safe."
+    result = next(e for e in events if e["type"] == "tool_result")
+    assert "key=[redacted]" in json.dumps(result)
+    assert ENV_KEY not in json.dumps(server.requests[1].body)  # the model never reads it
+
+
+def test_call_report_holds_no_key(tmp_path, server):
+    cfg, work = setup(tmp_path, WIRES["openai-chat-completions"], server)
+    proc = raw_tui("--config", str(cfg / "raw.json"), "--cwd", str(work), "call", "bash",
+                   "--args", json.dumps({"commands": [{"command": f"echo {KEY}"}]}))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert "\n[redacted]\n" in report["result"]["content"][0]["text"]
+    assert KEY not in proc.stdout + proc.stderr
+    assert KEY not in (work / "hook-payloads.jsonl").read_text()
