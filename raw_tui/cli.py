@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ConfigError, json_path
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 
@@ -130,7 +130,8 @@ def load(args) -> Any:
 def cmd_config_list(args) -> int:
     config = load(args)
     listing = config_listing(config)
-    for warning in config_warnings(config):
+    listing["warnings"] = config_warnings(config)
+    for warning in listing["warnings"]:
         print(f"raw-tui: warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(listing, indent=2))
@@ -155,11 +156,24 @@ def cmd_config_list(args) -> int:
 
 
 def config_warnings(config) -> list[str]:
-    """What loads but deserves a word (once per tool), such as an unknown panel icon."""
+    """What loads but deserves a word: an unknown panel icon (once per tool), a rule that
+    can never decide, a `ui.keymap` entry that names no binding."""
     seen: dict[str, None] = {}
     for agent in config.agents.values():
         for tool in agent.tools.tools:
             seen.update(dict.fromkeys(tool.warnings))
+    for name, agent in config.agents.items():
+        identities = [tool.identity for tool in agent.tools.tools]
+        for rule, later in agent.rules.never_deciding(identities):
+            at = json_path(["agents", name, "tools", "rules", rule.index])
+            seen[f"{at}: never decides: "
+                 f"rules[{later.index}] ({later.match.pattern}) matches every tool it "
+                 f"matches"] = None
+    from .ui.binding_ids import BINDING_IDS  # a plain list: no textual
+
+    for binding in config.raw.ui.keymap:
+        if binding not in BINDING_IDS:
+            seen[f"ui.keymap[{json.dumps(binding)}]: no such binding id"] = None
     return list(seen)
 
 

@@ -136,6 +136,22 @@ class RuleSet:
                 return rule.effect, rule.index
         return "allow", None
 
+    def never_deciding(self, identities: Sequence[str]) -> list[tuple[Rule, Rule]]:
+        """(rule, later rule) for each rule that can never decide among `identities` (the
+        agent's tools): a later rule without `when` matches every one of them it matches, and
+        the last matching rule wins. A rule that matches none of them is left alone (it may
+        be meant for tools that appear later)."""
+        found = []
+        for i, rule in enumerate(self.rules):
+            covered = [identity for identity in identities if rule.match.matches(identity)]
+            if not covered:
+                continue
+            for later in self._reversed[:len(self.rules) - 1 - i]:
+                if later.when is None and all(later.match.matches(c) for c in covered):
+                    found.append((rule, later))
+                    break
+        return found
+
     def describe(self) -> list[dict[str, Any]]:
         """The rules as plain JSON, for `config list`."""
         return [rule.describe() for rule in self.rules]

@@ -215,3 +215,41 @@ def test_call_result_carries_is_error_false(cfg, tmp_path):
 def test_call_names_the_deciding_rule(cfg, tool, args, rule, index):
     _, report = call(cfg, tool, args, "--dry-run")
     assert (report["rule"], report["rule_index"]) == (rule, index), report
+
+
+def warnings_of(proc) -> list[str]:
+    return [line.removeprefix("raw-tui: warning: ") for line in proc.stderr.splitlines()
+            if line.startswith("raw-tui: warning: ")]
+
+
+def test_config_list_warns_about_a_rule_that_never_decides(tmp_path):
+    cfg = tmp_path / "cfg"
+    bash_when = {"source": "arguments", "any": "commands[*].command", "regex": "rm"}
+    rules = [
+        {"match": "builtin/bash", "effect": "ask", "when": bash_when},  # 0: never decides
+        {"match": "builtin/write_file", "effect": "ask"},  # decides: nothing later covers it
+        {"match": "builtin/read_*", "effect": "deny"},  # 2: never decides
+        {"match": "builtin/bash", "effect": "ask", "when": bash_when},  # 3: never decides
+        # (and being conditional, it does not make rule 0 dead)
+        {"match": "builtin/*a*", "effect": "allow"},  # 4: bash and read_file, not write_file
+    ]
+    write_config(cfg, {"tools": {"use": ["builtin/bash", "builtin/write_file",
+                                         "builtin/read_file"], "rules": rules}})
+    proc = raw_tui("--config", str(cfg / "raw.json"), "config", "list")
+    assert proc.returncode == 0, proc.stderr
+    assert warnings_of(proc) == [
+        f"agents.main.tools.rules[{i}]: never decides: rules[4] (builtin/*a*) matches every "
+        f"tool it matches" for i in (0, 2, 3)]
+    listing = json.loads(raw_tui("--config", str(cfg / "raw.json"), "config", "list",
+                                 "--json").stdout)
+    assert listing["warnings"] == warnings_of(proc)
+
+
+def test_config_list_warns_about_an_unknown_keymap_binding(tmp_path):
+    cfg = tmp_path / "cfg"
+    write_config(cfg, {"tools": {"use": ["builtin/read_file"]}},
+                 extra={"ui": {"keymap": {"raw.toggle_sidebar": "f3", "raw.quitt": "ctrl+x"}}})
+    proc = raw_tui("--config", str(cfg / "raw.json"), "config", "list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert warnings_of(proc) == ['ui.keymap["raw.quitt"]: no such binding id']
+    assert json.loads(proc.stdout)["warnings"] == warnings_of(proc)
