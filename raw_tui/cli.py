@@ -13,8 +13,10 @@ from .errors import ConfigError, json_path
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 
+VALUE_OPTIONS = ("--config", "--agent", "--model", "--cwd", "--resume")
 
-def _parser() -> argparse.ArgumentParser:
+
+def _common() -> argparse.ArgumentParser:
     # Global options may stand before or after the subcommand; SUPPRESS keeps a
     # subcommand's parser from resetting what the main parser already read.
     common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
@@ -22,16 +24,10 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--agent", metavar="NAME", help="the agent to run (default_agent)")
     common.add_argument("--model", metavar="ALIAS", help="a models alias, or scripted:PATH")
     common.add_argument("--cwd", metavar="DIR", help="the session's working directory")
+    return common
 
-    parser = argparse.ArgumentParser(prog="raw-tui", parents=[common],
-                                     description="Run an AI coding agent behind a policy gate.")
-    parser.add_argument("--continue", dest="continue_", action="store_true",
-                        default=argparse.SUPPRESS,
-                        help="reopen the latest session of this directory")
-    parser.add_argument("--resume", metavar="ID", default=argparse.SUPPRESS,
-                        help="reopen a saved session")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+def _add_run(sub, common) -> None:
     run = sub.add_parser("run", parents=[common], help="one headless run")
     run.add_argument("prompt", help="the prompt, or - to read it from stdin")
     run.add_argument("--output", choices=("text", "jsonl"), default="text")
@@ -39,17 +35,23 @@ def _parser() -> argparse.ArgumentParser:
                      default=argparse.SUPPRESS)
     run.add_argument("--resume", metavar="ID", default=argparse.SUPPRESS)
 
+
+def _add_config(sub, common) -> None:
     config = sub.add_parser("config", parents=[common], help="check and list the configuration")
     config_sub = config.add_subparsers(dest="config_command", metavar="list", required=True)
     config_list = config_sub.add_parser("list", parents=[common], help="validate and list")
     config_list.add_argument("--json", action="store_true")
 
+
+def _add_call(sub, common) -> None:
     call = sub.add_parser("call", parents=[common], help="send one tool call through the gate")
     call.add_argument("tool", metavar="TOOL", help="an identity or a model-facing name")
     call.add_argument("--args", required=True, metavar="JSON", help="the arguments, as JSON")
     call.add_argument("--approve", choices=("yes", "no"), help="answer an approval request")
     call.add_argument("--dry-run", action="store_true", help="stop before the handler")
 
+
+def _add_hooks(sub, common) -> None:
     hooks = sub.add_parser("hooks", parents=[common], help="develop hooks")
     hooks_sub = hooks.add_subparsers(dest="hooks_command", metavar="test", required=True)
     hooks_test = hooks_sub.add_parser("test", parents=[common], help="run one hook once")
@@ -57,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     hooks_test.add_argument("--event", required=True)
     hooks_test.add_argument("--payload", metavar="FILE")
 
+
+def _add_sessions(sub, common) -> None:
     sessions = sub.add_parser("sessions", parents=[common], help="saved sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True,
                                            metavar="list|show|delete")
@@ -67,15 +71,58 @@ def _parser() -> argparse.ArgumentParser:
     delete = sessions_sub.add_parser("delete", parents=[common])
     delete.add_argument("session_id", metavar="ID")
 
+
+def _add_acp(sub, common) -> None:
     sub.add_parser("acp", parents=[common], help="speak ACP on stdin/stdout (for an editor)")
 
+
+def _add_serve(sub, common) -> None:
     serve = sub.add_parser("serve", parents=[common], help="the UI in a browser on 127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+
+
+COMMANDS = {"run": _add_run, "config": _add_config, "call": _add_call, "hooks": _add_hooks,
+            "sessions": _add_sessions, "acp": _add_acp, "serve": _add_serve}
+
+
+def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given the arguments, only the subcommand they name is built (building
+    them all is a good part of `config list`'s start-up)."""
+    common = _common()
+    parser = argparse.ArgumentParser(prog="raw-tui", parents=[common],
+                                     description="Run an AI coding agent behind a policy gate.")
+    parser.add_argument("--continue", dest="continue_", action="store_true",
+                        default=argparse.SUPPRESS,
+                        help="reopen the latest session of this directory")
+    parser.add_argument("--resume", metavar="ID", default=argparse.SUPPRESS,
+                        help="reopen a saved session")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    named = _command_named(argv) if argv is not None else None
+    for name, add in COMMANDS.items():
+        if named is None or name == named:
+            add(sub, common)
     return parser
 
 
+def _command_named(argv: list[str]) -> str | None:
+    """The subcommand in `argv` (argparse takes the first positional argument), or None
+    when it is not certain (help asked for, an unknown word)."""
+    takes_value = False
+    for arg in argv:
+        if takes_value:
+            takes_value = False
+        elif arg in ("-h", "--help") or arg == "--":
+            return None
+        elif arg.startswith("-"):  # `--conf PATH` is an abbreviation argparse accepts
+            takes_value = "=" not in arg and any(o.startswith(arg) for o in VALUE_OPTIONS)
+        else:
+            return arg if arg in COMMANDS else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser(argv).parse_args(argv)
     for name, default in (("config", None), ("agent", None), ("model", None), ("cwd", None),
                           ("continue_", False), ("resume", None)):
         if not hasattr(args, name):

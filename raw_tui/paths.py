@@ -11,5 +11,9 @@ def config_home() -> Path:
     return Path(platformdirs.user_config_dir("raw", appauthor=False))
 
 
+def cache_home() -> Path:
+    return Path(platformdirs.user_cache_dir("raw-tui", appauthor=False))
+
+
 def state_home() -> Path:
     return Path(platformdirs.user_state_dir("raw-tui", appauthor=False))

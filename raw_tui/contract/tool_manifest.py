@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 
+from .entry_names import entry_names
 from ..errors import ConfigError, json_path
 from ..jsonstrict import convert, load_file
 
@@ -98,7 +99,7 @@ def load_manifest(folder: Path, *, label: str | None = None) -> tuple[ToolManife
     _check(len(set(m.condition_sources)) == len(m.condition_sources), "duplicate source",
            file, "condition_sources")
     entry = _entry_path(folder, m.entry, file)
-    names = _module_functions(entry, file)
+    names = entry_names(entry, lambda: _module_functions(entry, file))
     _check("handler" in names, f"entry {m.entry} does not define handler", file, "entry")
     describes = "describe_effects" in names
     if describes and m.effects_schema is None:

@@ -9,11 +9,9 @@ snapshot into a private temporary directory (once per loaded version) and runs f
 from __future__ import annotations
 
 import atexit
-import hashlib
 import os
 import shutil
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +43,8 @@ class Snapshot:
     @property
     def digest(self) -> str:
         """A hash of names, modes and bytes: equal digests mean the same hook version."""
+        import hashlib  # not at start-up: `config list` never needs it
+
         h = hashlib.sha256()
         for rel in sorted(self.files):
             entry = self.files[rel]
@@ -56,6 +56,8 @@ class Snapshot:
         """Write the snapshot into a private temp dir once; return the hook's folder there."""
         if self._materialized is not None and self._materialized.is_dir():
             return self._materialized
+        import tempfile  # not at start-up: `config list` never runs a hook
+
         root = Path(tempfile.mkdtemp(prefix="raw-tui-hook-"))
         _remember(root)
         folder = root / name

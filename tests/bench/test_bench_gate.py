@@ -47,22 +47,30 @@ def test_dispatch_of_a_noop_tool_against_one_validation(tmp_path):
     assert ratio <= 3 * 1.5  # the target is 3×; the margin absorbs a noisy machine
 
 
-def _wall(cmd: list[str], cwd) -> float:
+def _wall(cmd: list[str], cwd, env) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True)
+    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, env=env)
     return time.perf_counter() - start
 
 
 def test_config_list_against_importing_its_libraries(tmp_path):
+    """Issue 9: `config list` imports nothing a listing does not need; target ≤ 1.2×."""
+    import os
+
     from tests.bench.bench_util import report
 
     from tests.helpers import REPO
 
+    # as an installed raw-tui runs: its modules byte-compiled (the first, warming run writes
+    # them when this environment says not to) and the entry-names cache warm
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     cli = [sys.executable, "-m", "raw_tui.cli", "--config", str(REPO / "raw.json"), "config", "list"]
     base = [sys.executable, "-c", "import jsonschema, re2, msgspec"]
-    _wall(cli, tmp_path), _wall(base, tmp_path)  # warm the file cache
-    ours = min(_wall(cli, tmp_path) for _ in range(5))
-    theirs = min(_wall(base, tmp_path) for _ in range(5))
+    _wall(cli, tmp_path, env), _wall(base, tmp_path, env)  # warm the file cache
+    ours, theirs = [], []
+    for _ in range(10):  # interleaved: a burst of load hits both sides
+        ours.append(_wall(cli, tmp_path, env))
+        theirs.append(_wall(base, tmp_path, env))
     ratio = report("raw-tui config list vs python -c 'import jsonschema, re2, msgspec'",
-                   ours, theirs, 1.5)
-    assert ratio <= 1.5 * 1.5
+                   min(ours), min(theirs), 1.2)
+    assert ratio <= 1.2 * 1.25  # the margin absorbs a noisy machine

@@ -181,3 +181,31 @@ def test_a_ref_the_loader_cannot_judge_fails_the_call_not_the_process():
     schema = {"type": "object", "properties": {"a": {"$id": "urn:inner", "$ref": "#/nope"}}}
     validator = build_validator(schema, where=["input_schema"], file="tool.json")
     assert "cannot be applied" in first_error(validator, {"a": 1})
+
+
+def test_entry_names_are_remembered_but_never_stale(tmp_path, monkeypatch):
+    # the names an entry defines are cached between runs (start-up time); a changed entry
+    # is parsed again, and a broken cache is only a miss
+    import os
+
+    from raw_tui.contract import entry_names
+
+    monkeypatch.setattr(entry_names, "_cache", None)
+    folder = folder_with(tmp_path, {}, code=HANDLER)
+    entry = folder / "tool.py"
+    assert not load_tool("agent/tool_a", folder).has_validate_args
+    cache_file = entry_names._cache_path()
+    assert str(entry.resolve()) in cache_file.read_text()
+    parsed = []
+    monkeypatch.setattr("raw_tui.contract.tool_manifest._module_functions",
+                        lambda path, file: parsed.append(path) or {"handler"})
+    load_tool("agent/tool_a", folder)
+    assert parsed == []  # served from the cache
+    entry.write_text(HANDLER + "def validate_args(args):\n    return None\n")
+    os.utime(entry, ns=(entry.stat().st_atime_ns, entry.stat().st_mtime_ns + 10**9))
+    monkeypatch.undo()
+    monkeypatch.setattr(entry_names, "_cache", None)
+    assert load_tool("agent/tool_a", folder).has_validate_args
+    cache_file.write_text("{not json")
+    monkeypatch.setattr(entry_names, "_cache", None)
+    assert load_tool("agent/tool_a", folder).has_validate_args
