@@ -79,8 +79,8 @@ async def _run(args, prompt: str) -> int:
         ended = False
 
         def write(event: ev.Event) -> None:
-            # run_end is the last line (DECISIONS §7): what follows it (closing state,
-            # SessionEnd receipts) goes to history only
+            # run_end is the last line (DECISIONS §7); the run's last turn runs SessionEnd
+            # before it, and anything published later (a late notice) goes to history only
             nonlocal ended
             if ended:
                 return
@@ -99,7 +99,7 @@ async def _run(args, prompt: str) -> int:
         await session.open()
         stop.session = session
         if not stop.asked:
-            outcome = await session.run_turn(prompt)
+            outcome = await session.run_turn(prompt, last=True)
     finally:
         await session.close()
         loop.remove_signal_handler(signal.SIGINT)

@@ -98,6 +98,7 @@ class Session:
         self._cancel = asyncio.Event()
         self.actions_cancel = asyncio.Event()  # set at close: stops panel tool actions
         self._closed = False
+        self._session_ended = False  # SessionEnd hooks ran (a last turn runs them itself)
         if store is not None:
             if not self.resumed:
                 store.create(self.session_id, cwd=cwd, agent=agent.name, model=agent.model_alias,
@@ -140,11 +141,13 @@ class Session:
             if not done:  # the turn ignored the cancel: stop it (it still ends with run_end)
                 self._turn_task.cancel()
                 await asyncio.wait({self._turn_task})
-        self.state = "closing"
-        self._publish_state()
+        if self.state != "closing":  # a last turn or a cancelled one already said so
+            self.state = "closing"
+            self._publish_state()
         if self.watcher is not None:
             await self.watcher.stop()
-        await self.hooks.session_end()
+        if not self._session_ended:
+            await self.hooks.session_end()
         self.hooks.close()
 
     # commands ---------------------------------------------------------------------------
@@ -197,9 +200,11 @@ class Session:
         return True
 
     # the turn ---------------------------------------------------------------------------
-    async def run_turn(self, text: str) -> TurnOutcome:
+    async def run_turn(self, text: str, *, last: bool = False) -> TurnOutcome:
         """Run one turn to its end; publishes exactly one run_end (also when the task running
-        it is cancelled from outside, e.g. a close that timed out)."""
+        it is cancelled from outside, e.g. a close that timed out). The `last` turn of a
+        session (a headless run) runs SessionEnd hooks after Stop, so that run_end is the
+        last event of the run and their receipts come before it."""
         stripped = text.strip()
         if stripped == "/clear":
             return self._clear()
@@ -223,7 +228,7 @@ class Session:
             except Exception as err:  # never let a bug take the session down
                 outcome = TurnOutcome("error", "internal_error", f"{type(err).__name__}: {err}")
             outcome = self._redacted(outcome)
-            await self._stop_hooks(turn_id, outcome)
+            await self._stop_hooks(turn_id, outcome, last=last)
         except asyncio.CancelledError:
             self._end_turn(turn_id, TurnOutcome("cancelled", E.CANCELLED, "cancelled"))
             raise
@@ -236,19 +241,25 @@ class Session:
             return outcome
         return TurnOutcome(outcome.status, outcome.code, self.redactor.text(outcome.message))
 
-    async def _stop_hooks(self, turn_id: str, outcome: TurnOutcome) -> None:
-        """Stop hooks; a failure of theirs is a notice, never a turn without its run_end."""
+    async def _stop_hooks(self, turn_id: str, outcome: TurnOutcome, *, last: bool) -> None:
+        """Stop hooks, then SessionEnd hooks after the `last` turn; a failure of theirs is a
+        notice, never a turn without its run_end."""
+        event = "Stop"
         try:
             await self.hooks.stop(turn_id, _run_dict(outcome), self._cancel)
+            if last:
+                event, self._session_ended = "SessionEnd", True
+                await self.hooks.session_end(self._cancel)
         except Exception as err:
-            self.bus.publish(ev.Notice(level="error", message=f"Stop hooks failed: "
+            self.bus.publish(ev.Notice(level="error", message=f"{event} hooks failed: "
                                                               f"{type(err).__name__}: {err}",
                                        turn_id=turn_id))
 
     def _end_turn(self, turn_id: str, outcome: TurnOutcome) -> None:
-        """The state goes back to idle first (still of this turn): run_end is the last event
-        of a turn."""
-        self.state, self.step = ("closing" if self._closed else "idle"), 0
+        """The state goes back to idle (closing after the last turn) first, still of this
+        turn: run_end is the last event of a turn."""
+        ending = self._closed or self._session_ended
+        self.state, self.step = ("closing" if ending else "idle"), 0
         self.turn_id = None
         self._publish_state(turn_id)
         self.bus.publish(ev.RunEnd(status=outcome.status, **_opt(code=outcome.code,

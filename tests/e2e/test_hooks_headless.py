@@ -166,7 +166,7 @@ def test_lifecycle_order_and_payload_fields(tmp_path):
     assert kinds(events) == [
         "session_start", "hook_event", "hook_event", "user_message", "assistant_text",
         "tool_call", "hook_event", "hook_event", "tool_result", "assistant_text", "hook_event",
-        "run_end", "hook_event"]
+        "hook_event", "run_end"]  # a headless run's SessionEnd comes before run_end (§7)
 
 
 def test_resume_failure_and_stop_with_a_code(tmp_path):

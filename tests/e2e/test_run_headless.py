@@ -305,8 +305,8 @@ def test_a_reader_gone_before_the_turn_starts_means_no_turn(tmp_path):
 
 
 def test_jsonl_ends_with_run_end(tmp_path):
-    # a SessionEnd hook's receipt and raw-tui's own turn_state come after the turn: they are
-    # saved in history but never follow run_end on stdout
+    # a headless run's SessionEnd hooks run after Stop and before run_end, and its last
+    # turn_state (closing) too: the stream and the history end with run_end
     cfg, work = setup(tmp_path, {"text": "Done."})
     hook = cfg / "hooks" / "bye"
     hook.mkdir(parents=True)
@@ -318,10 +318,9 @@ def test_jsonl_ends_with_run_end(tmp_path):
     (cfg / "raw.json").write_text(json.dumps(data))
     proc, events = run(cfg, work)
     assert proc.returncode == 0, proc.stderr
-    assert events[-1]["type"] == "run_end", [e["type"] for e in events[-4:]]
+    assert [(e["type"], e.get("event") or e.get("state")) for e in events[-3:]] == [
+        ("hook_event", "SessionEnd"), ("turn_state", "closing"), ("run_end", None)]
+    assert events[-2]["turn_id"] == events[-1]["turn_id"]
     session_id = events[0]["session_id"]
     stored = [json.loads(line) for line in raw_tui("sessions", "show", session_id).stdout.splitlines()]
-    end = max(i for i, e in enumerate(stored) if e["type"] == "run_end")
-    assert [e["type"] for e in stored[end + 1:] if e["type"] != "hook_event"] == ["turn_state"]
-    assert any(e["type"] == "hook_event" and e["event"] == "SessionEnd" for e in stored[end:])
-    assert all(e["type"] != "turn_state" or e["state"] != "idle" for e in stored[end + 1:])
+    assert stored == events
