@@ -163,12 +163,24 @@ def _cache_file():
 
 
 def _schema_digest(cls, schema: dict) -> str:
-    import hashlib
     import json
 
     data = json.dumps([cls.META_SCHEMA.get("$id", ""), _jsonschema_build(), schema],
                       sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(data.encode()).hexdigest()
+    return _sha256()(data.encode()).hexdigest()
+
+
+def _sha256():
+    """CPython's own sha256: importing hashlib loads OpenSSL's binding, about 3 ms of every
+    start-up for one digest."""
+    try:
+        from _sha256 import sha256  # CPython 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256  # CPython 3.12+
+        except ImportError:
+            from hashlib import sha256
+    return sha256
 
 
 @lru_cache(maxsize=1)
