@@ -1,16 +1,43 @@
-"""Strict JSON: no comments, no trailing commas, no NaN, no duplicate keys; errors name a line
-or a JSON path. Used for raw.json, tool.json and `call --args` (hook.json has its own
-reader in hooks/manifest.py, with the same rules)."""
+"""Strict JSON: no comments, no trailing commas, no NaN or out-of-range numbers, no duplicate
+keys, no lone surrogates, at most MAX_DEPTH levels; errors name a line or a JSON path. The
+one decoder of JSON text that comes from outside: raw.json, tool.json, hook.json, `call
+--args`, `hooks test --payload`, scripted model files, model streams and hook stdout."""
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from .errors import ConfigError, json_path
+
+
+MAX_DEPTH = 64  # arrays and objects nested in one another, the root counting as 1
+
+
+class JsonError(ValueError):
+    """Text that is not strict JSON, or a value that JSON cannot carry: `detail`, and `where`
+    (the path of the offending value; None when the text as a whole is at fault)."""
+
+    def __init__(self, detail: str, where: list[str | int] | None = None, *,
+                 syntax: json.JSONDecodeError | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.where = where
+        self.syntax = syntax  # the parser's own error (its msg, lineno, colno), if that
+
+    def path(self) -> str:
+        """`a.b[2]` (long paths cut after a few segments), `(root)`, or "" for the text."""
+        if self.where is None:
+            return ""
+        shown = printable_path(self.where[:_SHOWN_SEGMENTS])
+        return (json_path(shown) or "(root)") + ("…" if len(self.where) > _SHOWN_SEGMENTS else "")
+
+
+_SHOWN_SEGMENTS = 8
 
 
 class _Dup(dict):
@@ -34,19 +61,72 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _find_dup(value: Any, where: list[str | int]) -> tuple[list[str | int], str] | None:
-    if isinstance(value, _Dup):
-        return where, value.dup_key
-    if isinstance(value, dict):
-        items = value.items()
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return None
-    for key, child in items:
-        found = _find_dup(child, where + [key])
-        if found:
-            return found
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # Python would decode 1e999 to inf (and hand it on as null)
+        raise ValueError(f"number {_cut(text)} is out of range")
+    return value
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def decode(text: str | bytes) -> Any:
+    """Strict JSON text to a value: no comments, no trailing commas, no NaN/Infinity, no
+    number out of a double's range, no duplicate key, no lone surrogate, at most MAX_DEPTH
+    levels. Bytes must be UTF-8. Raises JsonError (never RecursionError: a hostile depth is
+    one clean error)."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise JsonError(f"not UTF-8 (byte {err.start})") from None
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant,
+                           parse_float=_finite)
+    except json.JSONDecodeError as err:
+        raise JsonError(f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}",
+                        syntax=err) from None
+    except RecursionError:
+        raise JsonError(f"invalid JSON: nested more than {MAX_DEPTH} levels deep") from None
+    except (ValueError, TypeError) as err:  # a constant or a number refused, bytes not UTF-8
+        raise JsonError(f"invalid JSON: {err}") from None
+    problem = json_problem(value)
+    if problem is not None:
+        raise problem
+    return value
+
+
+def json_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> JsonError | None:
+    """Why `value` is not a JSON value raw-tui accepts, or None: a duplicate key (from
+    decode), a lone surrogate, a number that is not finite, nesting deeper than `max_depth`,
+    a key that is not a string, a type JSON does not have. One walk, no recursion."""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, str):
+            if _has_lone_surrogate(node):
+                return JsonError("not valid Unicode (lone surrogate)", where)
+        elif isinstance(node, (dict, list, tuple)):
+            if len(where) >= max_depth:
+                return JsonError(f"nested more than {max_depth} levels deep", where)
+            if isinstance(node, _Dup):
+                return JsonError(f"duplicate key {node.dup_key!r}", where)
+            if isinstance(node, dict):
+                for key, child in reversed(list(node.items())):
+                    if not isinstance(key, str):
+                        return JsonError(f"key {key!r} is not a string", where)
+                    if _has_lone_surrogate(key):
+                        return JsonError("not valid Unicode (lone surrogate)", where + [key])
+                    stack.append((child, where + [key]))
+            else:
+                stack.extend((child, where + [i]) for i, child in reversed(list(enumerate(node))))
+        elif isinstance(node, float):
+            if not math.isfinite(node):
+                return JsonError(f"number {node} is not JSON", where)
+        elif node is not None and not isinstance(node, (bool, int)):
+            return JsonError(f"a {type(node).__name__} is not JSON", where)
     return None
 
 
@@ -85,22 +165,11 @@ def _has_lone_surrogate(text: str) -> bool:
 
 
 def loads(text: str, *, file: str | None = None) -> Any:
+    """`decode`, its errors as ConfigError naming the file and the JSON path."""
     try:
-        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
-    except json.JSONDecodeError as err:
-        raise ConfigError(f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}",
-                          file=file) from None
-    except ValueError as err:
-        raise ConfigError(f"invalid JSON: {err}", file=file) from None
-    found = _find_dup(value, [])
-    if found:
-        where, key = found
-        raise ConfigError(f"duplicate key {key!r}", file=file, path=json_path(where) or "(root)")
-    bad = lone_surrogate_at(value)
-    if bad is not None:
-        raise ConfigError("not valid Unicode (lone surrogate)", file=file,
-                          path=json_path(printable_path(bad)) or "(root)")
-    return value
+        return decode(text)
+    except JsonError as err:
+        raise ConfigError(err.detail, file=file, path=err.path()) from None
 
 
 def printable_path(where: list[str | int]) -> list[str | int]:

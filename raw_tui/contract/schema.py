@@ -17,6 +17,7 @@ from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker, val
 from jsonschema.exceptions import ValidationError, best_match
 
 from ..errors import ConfigError, json_path
+from ..jsonstrict import json_problem
 
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
@@ -99,6 +100,10 @@ def build_validator(schema: Any, *, where: list[str | int], file: str | None,
     """Check a schema against its meta-schema and the house rules; return a validator."""
     if not isinstance(schema, dict):
         raise ConfigError("must be a JSON Schema object", file=file, path=json_path(where))
+    problem = json_problem(schema)  # a schema from elsewhere (an MCP server) is bounded too
+    if problem is not None:
+        raise ConfigError(problem.detail, file=file,
+                          path=json_path(where + (problem.where or [])[:8])) from None
     cls = Validator7 if schema.get("$schema") in DRAFT7_IDS else Validator2020
     _check_against_meta_schema(cls, schema, where, file)
     found = list(_walk_refs_and_patterns(schema, list(where)))
@@ -148,6 +153,9 @@ def _check_against_meta_schema(cls, schema: dict, where: list[str | int],
     except jsonschema.SchemaError as err:
         path = json_path(where + list(err.absolute_path))
         raise ConfigError(f"invalid schema: {err.message}", file=file, path=path) from None
+    except RecursionError:  # a legal depth of JSON can still be too deep for the check
+        raise ConfigError("invalid schema: nested too deeply to check", file=file,
+                          path=json_path(where)) from None
     _remember_valid(digest)
 
 
@@ -215,11 +223,14 @@ def _remember_valid(digest: str) -> None:
 
 def first_error(validator, instance: Any) -> str | None:
     """`$.path: message` of the most relevant error, or None when the instance is valid.
-    A reference that cannot be resolved is an error too (never an exception)."""
+    A reference that cannot be resolved, or a value too deep for the schema's recursion, is an
+    error too (never an exception)."""
     try:
         error = best_match(validator.iter_errors(instance))
     except referencing.exceptions.Unresolvable as err:
         return f"$: the schema cannot be applied: {err}"
+    except RecursionError:  # a recursive $ref fed a deep value, or a long chain of refs
+        return "$: nested too deeply for the schema"
     if error is None:
         return None
     return f"{error.json_path}: {error.message}"

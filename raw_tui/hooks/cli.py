@@ -14,7 +14,6 @@ an event the hook does not subscribe to, an unreadable payload file).
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from pathlib import Path
@@ -24,6 +23,8 @@ import msgspec
 
 from ..errors import ConfigError
 from ..frozen import freeze
+from ..jsonstrict import loads
+from ..termsafe import escape_controls
 from ..tools.ports import CallInfo
 from .dispatcher import select_for_call, format_receipt, make_receipt
 from .load import HookSet, LoadedHook
@@ -110,9 +111,10 @@ def _payload(event: str, payload_file: str | Path | None, cwd: str) -> dict[str,
     if payload_file is None:
         return payload
     try:
-        given = json.loads(Path(payload_file).read_text(encoding="utf-8"))
+        text = Path(payload_file).read_text(encoding="utf-8")
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read the payload: {exc}", file=str(payload_file)) from None
+    given = loads(text, file=str(payload_file))  # strict, bounded: one clean error
     if not isinstance(given, dict):
         raise ConfigError("the payload must be a JSON object", file=str(payload_file))
     payload.update(given)
@@ -144,7 +146,8 @@ def _print(hook: LoadedHook, event: str, run: HookRun, out: TextIO, err: TextIO)
         err.write(run.stderr.decode("utf-8", "replace"))
         if not run.stderr.endswith(b"\n"):
             err.write("\n")
-    print(format_receipt(make_receipt(hook.id, event, run, None)), file=out)
+    receipt = format_receipt(make_receipt(hook.id, event, run, None))
+    print(escape_controls(receipt), file=out)  # a text line; the JSON line escapes by itself
     decision: dict[str, Any] = {"id": hook.id, "event": event, "outcome": run.outcome,
                                 "decision": run.decision, "duration_ms": run.duration_ms}
     for key in ("reason", "message", "code", "detail"):

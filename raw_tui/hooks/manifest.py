@@ -12,7 +12,6 @@ Errors are ConfigError naming the manifest file and the JSON path inside it:
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import Any, Mapping
 import msgspec
 
 from ..errors import ConfigError, json_path
-from ..jsonstrict import lone_surrogate_at, printable_path
+from ..jsonstrict import loads
 from ..policy import Glob, Predicate, compile_glob, parse_predicate
 from .snapshot import SnapshotFile
 
@@ -112,31 +111,15 @@ def _error(detail: str, file: str, *path: str | int) -> ConfigError:
 
 
 def _strict_json(data: bytes, file: str) -> Any:
-    """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys; the root must be an object."""
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in items:
-            if key in out:
-                raise ValueError(f'duplicate key "{key}"')
-            out[key] = value
-        return out
-
-    def constant(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
+    """Strict JSON (jsonstrict: UTF-8, no NaN, no duplicate keys, bounded depth); the root
+    must be an object."""
     try:
-        value = json.loads(data.decode("utf-8"), object_pairs_hook=pairs, parse_constant=constant)
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError("not UTF-8", file=file) from None
-    except ValueError as exc:
-        raise ConfigError(f"invalid JSON: {exc}", file=file) from None
+    value = loads(text, file=file)
     if not isinstance(value, dict):
         raise ConfigError("must be a JSON object", file=file)
-    bad = lone_surrogate_at(value)
-    if bad is not None:  # it could not be matched, passed as an argument or printed
-        raise ConfigError("not valid Unicode (lone surrogate)", file=file,
-                          path=json_path(printable_path(bad)))
     return value
 
 

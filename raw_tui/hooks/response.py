@@ -8,11 +8,12 @@ Anything else is `invalid_output`.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Literal
 
 import msgspec
+
+from ..jsonstrict import JsonError, decode
 
 MAX_REASON_BYTES = 1024
 MAX_MESSAGE_BYTES = 512
@@ -22,9 +23,6 @@ class _ResponseJson(msgspec.Struct, forbid_unknown_fields=True):
     decision: Literal["continue", "deny"] | msgspec.UnsetType = msgspec.UNSET
     reason: str | msgspec.UnsetType = msgspec.UNSET
     message: str | msgspec.UnsetType = msgspec.UNSET
-
-
-_decoder = msgspec.json.Decoder(_ResponseJson)
 
 
 @dataclass(frozen=True)
@@ -42,35 +40,18 @@ def parse_response(stdout: bytes, *, gate: bool) -> Response:
     """Parse a hook's stdout for a gate event (`gate`) or a notification event."""
     if not stdout.strip():
         return Response("continue")
-    try:
-        doc = _decoder.decode(stdout)
-    except msgspec.DecodeError as exc:  # ValidationError is a DecodeError
+    try:  # strict (a duplicate key would make the answer depend on the parser), bounded
+        doc = msgspec.convert(decode(stdout), _ResponseJson, strict=True)
+    except JsonError as exc:
+        raise InvalidOutput(f"{exc.path()}: {exc.detail}" if exc.where else exc.detail) from None
+    except msgspec.ValidationError as exc:
         raise InvalidOutput(str(exc)) from None
-    _refuse_duplicate_keys(stdout)
     if doc.decision is not msgspec.UNSET and not gate:
         raise InvalidOutput("decision is allowed only on UserPromptSubmit and PreToolUse")
     reason = _bounded(doc.reason, "reason", MAX_REASON_BYTES)
     message = _bounded(doc.message, "message", MAX_MESSAGE_BYTES)
     decision = "continue" if doc.decision is msgspec.UNSET else doc.decision
     return Response(decision, reason, message)
-
-
-def _refuse_duplicate_keys(stdout: bytes) -> None:
-    """msgspec keeps the last of two equal keys, other parsers may keep the first: an answer
-    that depends on the parser is not an answer (on a gate it blocks)."""
-
-    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
-        keys = [key for key, _ in items]
-        if len(set(keys)) != len(keys):
-            raise InvalidOutput("a key appears twice")
-        return dict(items)
-
-    try:
-        json.loads(stdout, object_pairs_hook=pairs)
-    except InvalidOutput:
-        raise
-    except ValueError as exc:  # msgspec accepted it already; never let a parser gap raise
-        raise InvalidOutput(str(exc)) from None
 
 
 def _bounded(value: str | msgspec.UnsetType, field: str, limit: int) -> str | None:

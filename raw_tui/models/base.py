@@ -29,6 +29,7 @@ from typing import Any, AsyncIterator, Literal, Protocol, Union, runtime_checkab
 import msgspec
 
 from ..errors import MODEL_ERROR, ConfigError, RawError
+from ..jsonstrict import JsonError, decode
 
 DEFAULT_REQUEST_TIMEOUT_MS = 120_000
 
@@ -199,9 +200,9 @@ def tool_call_from_json(call_id: str, name: str, raw: str) -> ToolCallRequest:
     arguments; anything that is not a JSON object keeps the text in `raw_arguments`."""
     if not raw.strip():
         return ToolCallRequest(id=call_id, name=name, arguments={})
-    try:
-        value = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
+    try:  # the one strict decoder: no 1e999 as inf, no duplicate key, bounded depth
+        value = decode(raw)
+    except JsonError:
         value = None
     if isinstance(value, dict):
         return ToolCallRequest(id=call_id, name=name, arguments=value)

@@ -9,7 +9,6 @@ a stalled stream fails after that long without data, while a long, live stream r
 
 from __future__ import annotations
 
-import json
 import os
 import ssl
 from contextlib import asynccontextmanager
@@ -18,6 +17,7 @@ from typing import Any, AsyncIterator
 import httpx
 import msgspec
 
+from ..jsonstrict import decode
 from .base import (DEFAULT_REQUEST_TIMEOUT_MS, ConfigError, ModelError, TextDelta, ToolCallRequest,
                    one_line, spec_path, spec_value)
 from .sse import SSEEvent, iter_sse
@@ -52,7 +52,7 @@ def error_detail(body: bytes, reason: str) -> str:
     (OpenAI, Anthropic), `{"error": "..."}` (Ollama), `{"message"|"detail": ...}`, or the text."""
     text = body.decode("utf-8", errors="replace").strip()
     try:
-        data = json.loads(text)
+        data = decode(text)
     except ValueError:
         return text or reason
     message: Any = None
@@ -169,7 +169,7 @@ def guarded(name: str, take: Any, *args: Any) -> list[Any]:
 def decode_json(name: str, data: str) -> Any:
     """One event's JSON payload; garbage is a one-line ModelError."""
     try:
-        return json.loads(data)
+        return decode(data)
     except ValueError:
         raise ModelError(f"{name}: invalid JSON in stream: {one_line(data, 120)}", kind="protocol") from None
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 import re
 from pathlib import Path
 from typing import Any, AsyncIterator
@@ -33,6 +32,7 @@ from typing import Any, AsyncIterator
 import msgspec
 
 from ..errors import ConfigError
+from ..jsonstrict import JsonError, decode
 from .base import (
     METHOD_SCRIPTED,
     STOP_END_TURN,
@@ -81,11 +81,13 @@ def load_script(path: str | Path) -> list[ScriptStep]:
             continue
         where = f"{path}:{number}"
         try:
-            value = json.loads(line, object_pairs_hook=reject_duplicates)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"not valid JSON: {exc.msg} at column {exc.colno}", file=where) from None
-        except ValueError as exc:  # a duplicate key
-            raise ConfigError(str(exc), file=where) from None
+            value = decode(line)
+        except JsonError as exc:
+            if exc.syntax is not None:
+                detail = f"not valid JSON: {exc.syntax.msg} at column {exc.syntax.colno}"
+                raise ConfigError(detail, file=where) from None
+            raise ConfigError(exc.detail, file=where, path=exc.path() if exc.where else "") \
+                from None
         entries.append((where, value))
     return build_steps(entries)
 
@@ -93,15 +95,6 @@ def load_script(path: str | Path) -> list[ScriptStep]:
 def script_from_list(lines: list[Any], name: str = "<script>") -> list[ScriptStep]:
     """An inline script (tests): the same checks, lines numbered from 1."""
     return build_steps([(f"{name}:{n}", value) for n, value in enumerate(lines, start=1)])
-
-
-def reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
 
 
 def build_steps(entries: list[tuple[str, Any]]) -> list[ScriptStep]:

@@ -29,7 +29,8 @@ from ..approval import ApprovalRequest, Approver
 from ..cancel import Cancelled, unless_cancelled
 from ..contract.schema import first_error
 from ..frozen import freeze
-from ..jsonstrict import lone_surrogate_at, printable_path, without_lone_surrogates
+from ..jsonstrict import (json_problem, lone_surrogate_at, printable_path,
+                          without_lone_surrogates)
 from . import approval_preview
 from .context import ToolContext
 from .ports import CallInfo, NoHooks, PanelHost, ToolHooks
@@ -41,14 +42,17 @@ MAX_EFFECTS_BYTES = 64 * 1024
 STAGES = ("exposure", "validation", "effects", "policy", "hooks", "approval", "handler")
 
 
-def _not_unicode(args: Any) -> str | None:
-    """`$.path: not valid Unicode (lone surrogate)` when a string or key of the arguments holds a
-    lone surrogate: RE2 cannot search it (a predicate would miss) and it cannot be encoded."""
-    where = lone_surrogate_at(args)
-    if where is None:
+def _not_json(value: Any) -> str | None:
+    """`$.path: why` when the value is not JSON raw-tui accepts (jsonstrict.json_problem): a
+    lone surrogate (RE2 cannot search it, it cannot be encoded), a number that is not finite
+    (`1e999` decoded by a lenient parser: a hook would see null where the handler sees inf),
+    nesting deeper than jsonstrict.MAX_DEPTH, a type JSON does not have."""
+    problem = json_problem(value)
+    if problem is None:
         return None
-    path = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in printable_path(where))
-    return f"${path}: not valid Unicode (lone surrogate)"
+    path = "".join(f"[{k}]" if isinstance(k, int) else f".{k}"
+                   for k in printable_path(problem.where or []))
+    return f"${path}: {problem.detail}"
 
 
 def _replace_lone_surrogates(value: Any) -> Any:
@@ -196,9 +200,9 @@ class Dispatcher:
     def validate_arguments(self, call: _Call) -> None:
         call.report.stage = "validation"
         tool, args = call.tool, call.raw_arguments
-        not_unicode = _not_unicode(args)  # not JSON text at all: nothing else can judge it
-        if not_unicode:
-            raise Stop("validation", E.INVALID_ARGUMENTS, f"invalid arguments: {not_unicode}")
+        not_json = _not_json(args)  # not a JSON value at all: nothing else can judge it
+        if not_json:
+            raise Stop("validation", E.INVALID_ARGUMENTS, f"invalid arguments: {not_json}")
         custom = None
         if tool.has_validate_args:
             try:
@@ -233,12 +237,12 @@ class Dispatcher:
             if inspect.iscoroutine(value):
                 value.close()
             raise Stop("effects", E.INVALID_EFFECTS, "effects descriptors must return synchronously")
-        try:  # a lone surrogate fails the encoding (UnicodeEncodeError is a ValueError)
-            data = json.dumps(value, allow_nan=False, ensure_ascii=False)
-            size = len(data.encode("utf-8"))
-        except (TypeError, ValueError, RecursionError) as err:
+        not_json = _not_json(value)  # too deep, not finite, a lone surrogate, a set ...
+        if not_json:
             raise Stop("effects", E.INVALID_EFFECTS,
-                       f"invalid effects from {tool.name}: not JSON: {err}") from None
+                       f"invalid effects from {tool.name}: not JSON: {not_json}")
+        data = json.dumps(value, ensure_ascii=False)
+        size = len(data.encode("utf-8"))
         if size > MAX_EFFECTS_BYTES:
             raise Stop("effects", E.INVALID_EFFECTS,
                        f"invalid effects from {tool.name}: {size} bytes, over {MAX_EFFECTS_BYTES}")
