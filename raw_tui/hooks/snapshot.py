@@ -2,7 +2,8 @@
 
 Limits (DECISIONS.md §4): at most 256 regular files and 16 MiB in total, no symbolic link
 anywhere (the folder itself included), nothing but directories and regular files, and
-`hook.json` at most 64 KiB. A turn runs the snapshot it started with: the runner writes the
+`hook.json` at most 64 KiB; and (where §4 is silent) at most 256 folders, nested at most 16
+deep. A turn runs the snapshot it started with: the runner writes the
 snapshot into a private temporary directory (once per loaded version) and runs from there.
 """
 
@@ -18,6 +19,8 @@ from pathlib import Path
 MAX_FILES = 256
 MAX_TOTAL_BYTES = 16 * 1024 * 1024
 MAX_MANIFEST_BYTES = 64 * 1024
+MAX_DIRS = 256
+MAX_DEPTH = 16  # folders inside the hook folder
 MANIFEST = "hook.json"
 
 
@@ -112,7 +115,7 @@ def take_snapshot(folder: Path, *, display: str) -> Snapshot:
     files: dict[str, SnapshotFile] = {}
     dirs: list[str] = []
     total = 0
-    for rel, st in _walk(folder, "", display):
+    for rel, st in _walk(folder, display):
         if stat.S_ISDIR(st.st_mode):
             dirs.append(rel)
             continue
@@ -127,21 +130,38 @@ def take_snapshot(folder: Path, *, display: str) -> Snapshot:
     return Snapshot(folder, files, tuple(dirs))
 
 
-def _walk(folder: Path, prefix: str, display: str):
-    """Yield (relative path, lstat) for every entry below `folder`, refusing links and specials."""
-    with os.scandir(folder) as entries:
-        for entry in sorted(entries, key=lambda e: e.name):
+def _walk(folder: Path, display: str):
+    """Yield (relative path, lstat) for every entry below `folder` in sorted depth-first
+    order, refusing links and specials, more than MAX_DIRS folders and folders nested deeper
+    than MAX_DEPTH. A stack, not recursion: a hostile depth is one clean error."""
+    stack: list[tuple[Path, str]] = [(folder, "")]
+    dirs = 0
+    while stack:
+        path, prefix = stack.pop()
+        if prefix.count("/") > MAX_DEPTH:
+            raise FolderError(f"folders nested deeper than {MAX_DEPTH} levels in {display}")
+        try:
+            with os.scandir(path) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as exc:
+            raise FolderError(f"cannot read {display}/{prefix}: {exc.strerror}") from None
+        below = []
+        for entry in entries:
             rel = f"{prefix}{entry.name}"
             st = entry.stat(follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
                 raise FolderError(f"symbolic links are not allowed: {display}/{rel}")
             if stat.S_ISDIR(st.st_mode):
+                dirs += 1
+                if dirs > MAX_DIRS:
+                    raise FolderError(f"more than {MAX_DIRS} folders in {display}")
                 yield rel, st
-                yield from _walk(Path(entry.path), f"{rel}/", display)
+                below.append((Path(entry.path), f"{rel}/"))
             elif stat.S_ISREG(st.st_mode):
                 yield rel, st
             else:
                 raise FolderError(f"not a regular file: {display}/{rel}")
+        stack.extend(reversed(below))
 
 
 def _read(path: Path, st: os.stat_result, display: str, rel: str) -> bytes:
