@@ -44,6 +44,9 @@ HOOK_ABORTED = "aborted"
 # write_file
 PATCH_REPEATED_TARGET = "patch_repeated_target"
 
+# Saved history (raw_tui/session/store.py): the database cannot be opened or used
+HISTORY_ERROR = "history_error"
+
 # Model providers (raw_tui/models): a request failed (HTTP status, connection, timeout, garbage)
 MODEL_ERROR = "model_error"
 

@@ -8,15 +8,21 @@ the agent name, the model alias and the working directory.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable, Iterator, TypeVar
 
 import msgspec
 
 from .. import bus as ev
+from ..errors import HISTORY_ERROR, RawError
 from ..paths import state_home
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -57,20 +63,60 @@ def default_path() -> Path:
     return state_home() / "history.sqlite3"
 
 
+class HistoryError(RawError):
+    """The history database cannot be opened or used (corrupt, not a database, the state
+    folder a file, a full disk): one line naming the path."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(HISTORY_ERROR, f"history {path}: {reason}")
+
+
+@contextmanager
+def _guarded(path: Path) -> Iterator[None]:
+    """sqlite3 and file-system errors as a HistoryError naming the database."""
+    try:
+        yield
+    except sqlite3.Error as err:
+        raise HistoryError(path, str(err) or type(err).__name__) from None
+    except OSError as err:
+        where = f"{err.filename}: " if err.filename and str(err.filename) != str(path) else ""
+        raise HistoryError(path, f"{where}{err.strerror or err}") from None
+
+
+def _history_op(method: Callable[..., T]) -> Callable[..., T]:
+    """A store method whose database errors are a HistoryError."""
+
+    @functools.wraps(method)
+    def guarded(self: "HistoryStore", *args: Any, **kwargs: Any) -> T:
+        with _guarded(self.path):
+            return method(self, *args, **kwargs)
+
+    return guarded
+
+
 class HistoryStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.executescript(SCHEMA)
+        with _guarded(self.path):
+            if self.path.parent.exists() and not self.path.parent.is_dir():
+                raise HistoryError(self.path, f"{self.path.parent} is not a folder")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+                self.db.executescript(SCHEMA)
+                self.db.execute("SELECT COUNT(*) FROM sessions").fetchone()  # readable?
+            except sqlite3.Error:
+                self.db.close()
+                raise
         self._seq: dict[str, int] = {}
 
     def close(self) -> None:
         self.db.close()
 
+    @_history_op
     def create(self, session_id: str, *, cwd: str, agent: str, model: str, config: str) -> None:
         now = time.time()
         self.db.execute(
@@ -78,6 +124,7 @@ class HistoryStore:
             " VALUES (?, ?, ?, ?, ?, ?, ?)", (session_id, cwd, agent, model, config, now, now))
         self._seq[session_id] = 0
 
+    @_history_op
     def append(self, session_id: str, event: ev.Event) -> None:
         """Store one event now (one autocommitted statement)."""
         seq = self._next_seq(session_id)
@@ -101,10 +148,12 @@ class HistoryStore:
             self.db.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
                             (title, session_id))
 
+    @_history_op
     def get(self, session_id: str) -> SessionRow | None:
         rows = self._rows("WHERE s.id = ?", (session_id,))
         return rows[0] if rows else None
 
+    @_history_op
     def list(self, cwd: str | None = None) -> list[SessionRow]:
         if cwd is None:
             return self._rows("", ())
@@ -120,6 +169,7 @@ class HistoryStore:
                  f" FROM sessions s {where} ORDER BY s.updated_at DESC, s.created_at DESC")
         return [SessionRow(*row) for row in self.db.execute(query, params)]
 
+    @_history_op
     def events(self, session_id: str) -> list[ev.Event]:
         """The stored events, in order. One that no longer decodes (written by another
         version) is replaced by a warning notice, so a resume never fails on it."""
@@ -134,11 +184,13 @@ class HistoryStore:
                                      message=f"stored event {seq} skipped: {err}"))
         return out
 
+    @_history_op
     def raw_events(self, session_id: str) -> list[bytes]:
         rows = self.db.execute("SELECT data FROM events WHERE session_id = ? ORDER BY seq",
                                (session_id,))
         return [bytes(data) for (data,) in rows]
 
+    @_history_op
     def delete(self, session_id: str) -> bool:
         cur = self.db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
         self.db.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
