@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, json_path
+from .errors import HISTORY_ERROR, ConfigError, RawError, json_path
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a tool killed by the closed pipe would give
 
 VALUE_OPTIONS = ("--config", "--agent", "--model", "--cwd", "--resume")
 
@@ -129,6 +131,35 @@ def main(argv: list[str] | None = None) -> int:
             setattr(args, name, default)
     cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
     args.cwd_path = cwd
+    from .termsafe import terminal_stream
+
+    # every line on stderr, and stdout where a command prints text, with controls escaped
+    sys.stderr = terminal_stream(sys.stderr)
+    if _prints_text(args):
+        sys.stdout = terminal_stream(sys.stdout)
+    try:
+        code = _command(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:  # `raw-tui ... | head`: the reader has what it wanted
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+
+
+def _prints_text(args) -> bool:
+    """Whether the command writes text (not JSON) to stdout."""
+    if args.command == "run":
+        return args.output == "text"
+    if args.command == "sessions":
+        return args.sessions_command != "show" or args.output == "text"
+    if args.command == "config":
+        return not args.json
+    return False  # call and hooks test print JSON; the UI and serve draw their own screen
+
+
+def _command(args) -> int:
     try:
         if args.command == "config":
             return cmd_config_list(args)
@@ -162,6 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"raw-tui: config error: {err.line()}", file=sys.stderr)
         return EXIT_CONFIG
+    except RawError as err:
+        if err.code != HISTORY_ERROR:  # the others are each command's own business
+            raise
+        print(f"raw-tui: {err.message}", file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
 
