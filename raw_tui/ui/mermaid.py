@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 
 MAX_NODES = 40
 _HEADER = re.compile(r"^(?:graph|flowchart)\s+(TD|TB|LR|BT|RL)\s*;?$")
-_ARROW = re.compile(r"\s*(-->|---|==>|-\.->)\s*")
+# no `\s*` around the arrow: at every space of a long run it would scan the whole run again
+# (quadratic: 2 s on a legal 16 KiB line); the parts are stripped instead
+_ARROW = re.compile(r"(-->|---|==>|-\.->)")
 _NODE = re.compile(r"^([A-Za-z0-9_]+)\s*(?:\[\[(.+)\]\]|\(\[(.+)\]\)|\(\((.+)\)\)|\[(.+)\]|"
                    r"\((.+)\)|\{(.+)\}|>(.+)\])?$")
 
