@@ -13,8 +13,10 @@ _HEADER = re.compile(r"^(?:graph|flowchart)\s+(TD|TB|LR|BT|RL)\s*;?$")
 # no `\s*` around the arrow: at every space of a long run it would scan the whole run again
 # (quadratic: 2 s on a legal 16 KiB line); the parts are stripped instead
 _ARROW = re.compile(r"(-->|---|==>|-\.->)")
-_NODE = re.compile(r"^([A-Za-z0-9_]+)\s*(?:\[\[(.+)\]\]|\(\[(.+)\]\)|\(\((.+)\)\)|\[(.+)\]|"
-                   r"\((.+)\)|\{(.+)\}|>(.+)\])?$")
+# a node is a name, then optionally a shape holding its label; whitespace is stripped in
+# Python, not matched with `\s*` (backtracking over a long run of it is not linear)
+_NAME = re.compile(r"[A-Za-z0-9_]+")
+_SHAPE = re.compile(r"\[\[(.+)\]\]|\(\[(.+)\]\)|\(\((.+)\)\)|\[(.+)\]|\((.+)\)|\{(.+)\}|>(.+)\]")
 
 # direction bits of a line cell
 UP, DOWN, LEFT, RIGHT = 1, 2, 4, 8
@@ -56,17 +58,31 @@ def _parse_line(graph: Graph, line: str) -> bool:
     for i, part in enumerate(parts):
         if i % 2:
             continue
-        node = _NODE.match(part.strip())
-        if not node:
+        node = _node(part)
+        if node is None:
             return False
-        name = node.group(1)
-        label = next((g for g in node.groups()[1:] if g), None)
+        name, label = node
         label = label.strip().strip('"') if label else None
         if name not in graph.labels or label:
             graph.labels[name] = label or graph.labels.get(name) or name
         names.append(name)
     graph.edges.extend(zip(names, names[1:]))
     return True
+
+
+def _node(part: str) -> tuple[str, str | None] | None:
+    """(name, label or None) of `A`, `A[label]`, `A((label))` ...; None when it is not one."""
+    part = part.strip()
+    name = _NAME.match(part)
+    if name is None:
+        return None
+    rest = part[name.end():].lstrip()
+    if not rest:
+        return name.group(), None
+    shape = _SHAPE.fullmatch(rest)
+    if shape is None:
+        return None
+    return name.group(), next((g for g in shape.groups() if g), None)
 
 
 def layers(graph: Graph) -> list[list[str]] | None:
