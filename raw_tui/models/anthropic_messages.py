@@ -32,6 +32,7 @@ from .base import (
     tool_call_from_json,
 )
 from .http_stream import HttpModel, decode_json, guarded, open_sse, resolve_api_key
+from .sse import SSEEvent
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -83,14 +84,19 @@ class AnthropicMessagesModel(HttpModel):
         if key:
             headers["x-api-key"] = key
         body = self.request_body(messages, tools, system)
-        state = EventState(self.name)
         async with open_sse(self.name, self.url, headers, body, self.request_timeout_ms) as events:
-            async for event in events:
-                for item in guarded(self.name, state.take, event.event,
-                                    decode_json(self.name, event.data)):
-                    yield item
-                if state.stopped:
-                    break
+            async for item in self.read_events(events):
+                yield item
+
+    async def read_events(self, events: AsyncIterator[SSEEvent]) -> AsyncIterator[StreamItem]:
+        """The items one response's events make (all that follows the HTTP exchange)."""
+        state = EventState(self.name)
+        async for event in events:
+            for item in guarded(self.name, state.take, event.event,
+                                decode_json(self.name, event.data)):
+                yield item
+            if state.stopped:
+                break
         if not state.stopped:
             raise ModelError(f"{self.name}: the stream ended before the response was complete", kind="dropped")
         if state.usage_seen:

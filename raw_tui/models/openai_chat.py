@@ -41,6 +41,7 @@ from .base import (
     tool_call_from_json,
 )
 from .http_stream import HttpModel, decode_json, guarded, open_sse, resolve_api_key
+from .sse import SSEEvent
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -89,15 +90,20 @@ class OpenAIChatModel(HttpModel):
         if key:
             headers["authorization"] = f"Bearer {key}"
         body = self.request_body(messages, tools, system)
-        state = ChunkState()
         async with open_sse(self.name, self.url, headers, body, self.request_timeout_ms) as events:
-            async for event in events:
-                if event.data.strip() == "[DONE]":
-                    state.done = True
-                    break
-                for item in guarded(self.name, state.take, self.name,
-                                    decode_json(self.name, event.data)):
-                    yield item
+            async for item in self.read_events(events):
+                yield item
+
+    async def read_events(self, events: AsyncIterator[SSEEvent]) -> AsyncIterator[StreamItem]:
+        """The items one response's events make (all that follows the HTTP exchange)."""
+        state = ChunkState()
+        async for event in events:
+            if event.data.strip() == "[DONE]":
+                state.done = True
+                break
+            for item in guarded(self.name, state.take, self.name,
+                                decode_json(self.name, event.data)):
+                yield item
         if not (state.done or state.finish_reason):
             raise ModelError(f"{self.name}: the stream ended before the response was complete", kind="dropped")
         for item in guarded(self.name, state.finish):

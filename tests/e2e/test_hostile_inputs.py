@@ -163,18 +163,20 @@ def test_an_entry_module_that_breaks_the_parser_is_a_config_error(tmp_path, sour
 def test_a_hook_folder_nested_1500_deep_is_a_config_error(tmp_path):
     cfg = tmp_path / "cfg"
     folder = write_hook(cfg, "deep", "print('{}')\n")
-    fd = os.open(folder, os.O_RDONLY)
+    fds = [os.open(folder, os.O_RDONLY)]
     try:  # relative steps: the full path would pass PATH_MAX
         for _ in range(1500):
-            os.mkdir("d", dir_fd=fd)
-            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-    finally:
-        os.close(fd)
-    write_config(cfg, {"tools": {"use": ["builtin/bash"]}, "hooks": {"use": ["agent/deep"]}})
-    proc = raw_tui("--config", str(cfg / "raw.json"), "config", "list")
-    one_clean_line(proc, 2, "config error", "folders nested deeper than 16 levels")
+            os.mkdir("d", dir_fd=fds[-1])
+            fds.append(os.open("d", os.O_RDONLY, dir_fd=fds[-1]))
+        write_config(cfg, {"tools": {"use": ["builtin/bash"]},
+                           "hooks": {"use": ["agent/deep"]}})
+        proc = raw_tui("--config", str(cfg / "raw.json"), "config", "list")
+        one_clean_line(proc, 2, "config error", "folders nested deeper than 16 levels")
+    finally:  # bottom up: pytest's recursive clean-up would fail on this depth
+        os.close(fds.pop())
+        while fds:
+            os.rmdir("d", dir_fd=fds[-1])
+            os.close(fds.pop())
 
 
 # -- 1e999 and friends: refused, never inf for the handler and null for the hooks ----------
