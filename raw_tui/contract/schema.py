@@ -104,7 +104,8 @@ def build_validator(schema: Any, *, where: list[str | int], file: str | None,
     if problem is not None:
         raise ConfigError(problem.detail, file=file,
                           path=json_path(where + (problem.where or [])[:8])) from None
-    cls = Validator7 if schema.get("$schema") in DRAFT7_IDS else Validator2020
+    dialect = schema.get("$schema")  # may be anything: the meta-schema check says what
+    cls = Validator7 if isinstance(dialect, str) and dialect in DRAFT7_IDS else Validator2020
     _check_against_meta_schema(cls, schema, where, file)
     found = list(_walk_refs_and_patterns(schema, list(where)))
     refs = []

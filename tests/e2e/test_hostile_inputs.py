@@ -325,3 +325,12 @@ def test_stderr_lines_show_control_characters_escaped(tmp_path):
     proc = raw_tui("--config", str(path), "config", "list")
     line = one_clean_line(proc, 2, "unknown field")
     assert "\\x1b]0;pwned\\x07" in line
+
+
+def test_a_schema_whose_dialect_is_not_a_string_is_a_config_error(tmp_path):
+    """Found by the fuzzer: `$schema` holding an object was looked up in a set."""
+    cfg = config_with(tmp_path, ["agent/dialect"])
+    write_tool(cfg, "dialect", "def handler(args, ctx):\n    return 'ok'\n",
+               schema={"type": "object", "$schema": {}})
+    proc = raw_tui("--config", str(cfg / "raw.json"), "config", "list")
+    one_clean_line(proc, 2, "config error", "input_schema.$schema: invalid schema")
