@@ -73,12 +73,16 @@ class ConfigError(Exception):
         super().__init__(self.line())
 
     def line(self) -> str:
+        """`FILE: PATH: DETAIL`, one line: a control character (a newline in a key) is
+        shown escaped (`\\x0a`)."""
+        from .termsafe import escape_controls
+
         where = ""
         if self.file:
             where = f"{self.file}: "
         if self.path:
             where += f"{self.path}: "
-        return f"{where}{self.detail}"
+        return escape_controls(f"{where}{self.detail}", keep_lines=False)
 
 
 def json_path(parts: list[str | int] | tuple[str | int, ...]) -> str:

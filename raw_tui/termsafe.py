@@ -9,14 +9,16 @@ from __future__ import annotations
 import io
 from typing import TextIO
 
-# C0 controls except \t and \n, DEL, and the C1 controls U+0080..U+009F
-_CONTROLS = [c for c in range(0x20) if c not in (0x09, 0x0A)] + list(range(0x7F, 0xA0))
-_ESCAPES = {c: f"\\x{c:02x}" for c in _CONTROLS}
+# the C0 controls, DEL, and the C1 controls U+0080..U+009F
+_CONTROLS = list(range(0x20)) + list(range(0x7F, 0xA0))
+_ALL = {c: f"\\x{c:02x}" for c in _CONTROLS}
+_KEEP_LINES = {c: escape for c, escape in _ALL.items() if c not in (0x09, 0x0A)}
 
 
-def escape_controls(text: str) -> str:
-    """`text` with ESC and every other C0/C1 control except `\\n` and `\\t` shown as `\\x1b`."""
-    return text.translate(_ESCAPES)
+def escape_controls(text: str, *, keep_lines: bool = True) -> str:
+    """`text` with ESC and every other C0/C1 control shown as `\\x1b`; `\\n` and `\\t` are
+    kept unless `keep_lines` is False (a one-line message quoting a key or a name)."""
+    return text.translate(_KEEP_LINES if keep_lines else _ALL)
 
 
 class TerminalStream(io.TextIOBase):

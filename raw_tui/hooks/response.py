@@ -14,6 +14,7 @@ from typing import Literal
 import msgspec
 
 from ..jsonstrict import JsonError, decode
+from ..termsafe import escape_controls
 
 MAX_REASON_BYTES = 1024
 MAX_MESSAGE_BYTES = 512
@@ -33,7 +34,11 @@ class Response:
 
 
 class InvalidOutput(ValueError):
-    """stdout is not a valid response; `str()` says why."""
+    """stdout is not a valid response; `str()` says why, in one line (a key the hook wrote
+    with a newline in it is shown escaped)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(escape_controls(reason, keep_lines=False))
 
 
 def parse_response(stdout: bytes, *, gate: bool) -> Response:

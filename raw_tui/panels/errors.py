@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import PANEL_INVALID, RawError
+from ..termsafe import escape_controls
 
 
 class PanelError(RawError):
@@ -27,7 +28,9 @@ class Invalid(Exception):
 
 
 def pointer(at: tuple[str | int, ...] | list[str | int]) -> str:
-    """A JSON pointer (RFC 6901); the root is `/`."""
+    """A JSON pointer (RFC 6901), control characters in keys escaped (`\\x0a`) so that the
+    message stays one line; the root is `/`."""
     if not at:
         return "/"
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in at)
+    return "".join("/" + escape_controls(str(p).replace("~", "~0").replace("/", "~1"),
+                                         keep_lines=False) for p in at)

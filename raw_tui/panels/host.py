@@ -23,7 +23,7 @@ from ..errors import (PANEL_CLOSED_CONTEXT, PANEL_INVALID, PANEL_LIMIT, PANEL_NO
 from ..frozen import freeze
 from .declaration import PanelDeclaration
 from .document import check_size, checked_document, copy_json, validate_document
-from .errors import Invalid, PanelError
+from .errors import Invalid, PanelError, pointer
 from .fields import utf8_clip
 from .frames import Frames
 from .limits import (FRAME_INTERVAL, MAX_PANELS, MAX_REJECTED_RECEIPTS_PER_CALL,
@@ -388,7 +388,7 @@ def _read_body(body: Any) -> tuple[str, Any, Any, int | None]:
         raise PanelError(PANEL_INVALID, "/: an update must be an object")
     for key in body:
         if key not in _BODY_KEYS:
-            raise PanelError(PANEL_INVALID, f"/{key}: unknown field")
+            raise PanelError(PANEL_INVALID, f"{pointer([key])}: unknown field")
     if "type" in body and body["type"] != "panel":
         raise PanelError(PANEL_INVALID, '/type: must be "panel"')
     op = body.get("op")
