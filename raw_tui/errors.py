@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .termsafe import escape_controls
+
 # Dispatch (DECISIONS.md §3)
 TOOL_NOT_EXPOSED = "tool_not_exposed"
 TOOL_DENIED = "tool_denied"
@@ -75,8 +77,6 @@ class ConfigError(Exception):
     def line(self) -> str:
         """`FILE: PATH: DETAIL`, one line: a control character (a newline in a key) is
         shown escaped (`\\x0a`)."""
-        from .termsafe import escape_controls
-
         where = ""
         if self.file:
             where = f"{self.file}: "
