@@ -133,8 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     args.cwd_path = cwd
     from .termsafe import terminal_stream
 
-    # every line on stderr, and stdout where a command prints text, with controls escaped
-    sys.stderr = terminal_stream(sys.stderr)
+    # every line on stderr, and stdout where a command prints text, with controls escaped;
+    # not under the full-screen UI, whose Textual prints its own (colored) crash reports
+    if args.command not in (None, "serve"):
+        sys.stderr = terminal_stream(sys.stderr)
     if _prints_text(args):
         sys.stdout = terminal_stream(sys.stdout)
     try:
@@ -191,12 +193,14 @@ def _command(args) -> int:
 
             return cmd_ui(args)
     except ConfigError as err:
-        print(f"raw-tui: config error: {err.line()}", file=sys.stderr)
+        print(f"raw-tui: config error: {err.line()}", file=sys.stderr)  # escaped by line()
         return EXIT_CONFIG
     except RawError as err:
         if err.code != HISTORY_ERROR:  # the others are each command's own business
             raise
-        print(f"raw-tui: {err.message}", file=sys.stderr)
+        from .termsafe import escape_controls  # the UI's stderr is not wrapped
+
+        print(escape_controls(f"raw-tui: {err.message}"), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
