@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 MAX_NODES = 40
+MAX_LABEL = 120  # a wider box fits no panel: the source is shown instead
 _HEADER = re.compile(r"^(?:graph|flowchart)\s+(TD|TB|LR|BT|RL)\s*;?$")
 # no `\s*` around the arrow: at every space of a long run it would scan the whole run again
 # (quadratic: 2 s on a legal 16 KiB line); the parts are stripped instead
@@ -63,6 +64,8 @@ def _parse_line(graph: Graph, line: str) -> bool:
             return False
         name, label = node
         label = label.strip().strip('"') if label else None
+        if label is not None and len(label) > MAX_LABEL:
+            return False
         if name not in graph.labels or label:
             graph.labels[name] = label or graph.labels.get(name) or name
         names.append(name)
