@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..jsonstrict import JsonError, decode
+
 # `_meta.raw` flags a client may send (booleans), and those raw-tui serves.
 KNOWN_FLAGS = ("runtimeInfo", "sessionConfigure", "toolRegister", "toolCall", "sessionCompact",
                "toolCancel", "panelsV2", "interactions", "panels")
@@ -81,9 +83,9 @@ def offered_flags(params: dict[str, Any]) -> Any:
 def early_reply(line: bytes, version: str) -> tuple[bytes, ClientFlags] | None:
     """(the reply line, the client's flags) for a well-formed `initialize` request; None
     for anything else (the SDK will answer it)."""
-    try:
-        message = json.loads(line)
-    except ValueError:
+    try:  # the one strict decoder: a line nested thousands deep is not a RecursionError
+        message = decode(line)
+    except JsonError:
         return None
     if not (isinstance(message, dict) and message.get("jsonrpc") == "2.0"
             and message.get("method") == "initialize" and "id" in message
