@@ -9,7 +9,9 @@ scripts/fuzz (100,000 per target by default; prints the counts).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
+import shutil
 import tempfile
 import traceback
 from dataclasses import dataclass, field
@@ -185,6 +187,7 @@ class Target:
 
 
 _scratch = Path(tempfile.mkdtemp(prefix="raw-tui-fuzz-"))
+atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
 _loop: asyncio.AbstractEventLoop | None = None
 
 
