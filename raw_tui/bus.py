@@ -103,6 +103,15 @@ class ToolResultEvent(Event, tag="tool_result"):
     truncated: bool | msgspec.UnsetType = _UNSET
 
 
+class ToolProgress(Event, tag="tool_progress"):
+    """A running tool's progress (an MCP server's progress notification)."""
+
+    call_id: str
+    progress: float
+    total: float | msgspec.UnsetType = _UNSET
+    message: str | msgspec.UnsetType = _UNSET
+
+
 class PanelError(msgspec.Struct):
     code: str
     message: str
@@ -191,7 +200,7 @@ class Notice(Event, tag="notice"):
 
 AnyEvent = Union[
     SessionStart, HookEvent, UserMessage, AssistantDelta, AssistantText, ToolCall,
-    ApprovalRequest, ApprovalDecision, ToolResultEvent, PanelReceipt, InteractionRequest,
+    ApprovalRequest, ApprovalDecision, ToolResultEvent, ToolProgress, PanelReceipt, InteractionRequest,
     InteractionSettled, RunEnd, PanelState, HooksReload, TurnState, Compaction, Notice,
     TokenUsage,
 ]

@@ -216,7 +216,12 @@ def load(args) -> Any:
 
 def cmd_config_list(args) -> int:
     config = load(args)
-    listing = config_listing(config)
+    mcp_status: dict[str, dict[str, str]] = {}
+    if any(agent.mcp_servers() for agent in config.agents.values()):
+        import asyncio
+
+        mcp_status = asyncio.run(_mcp_status(config, str(args.cwd_path)))
+    listing = config_listing(config, mcp_status)
     listing["warnings"] = config_warnings(config)
     for warning in listing["warnings"]:
         print(f"raw-tui: warning: {warning}", file=sys.stderr)
@@ -232,6 +237,10 @@ def cmd_config_list(args) -> int:
         print(f"agent {name}: model {agent['model']}, max_steps {agent['max_steps']}")
         for tool in agent["tools"]:
             flag = "" if tool["exposed"] else "  (denied: hidden from the model)"
+            if "status" in tool:  # an MCP tool: found, missing or skipped
+                flag = f"  ({tool['status']})" if tool["status"] != "found" else flag
+                print(f"  tool {tool['identity']} as {tool['name']} (MCP){flag}")
+                continue
             print(f"  tool {tool['identity']} as {tool['name']} {tool['version']}{flag}")
         for rule in agent["rules"]:
             when = f" when {json.dumps(rule['when'])}" if rule.get("when") else ""
@@ -242,10 +251,33 @@ def cmd_config_list(args) -> int:
     return EXIT_OK
 
 
+async def _mcp_status(config, cwd: str) -> dict[str, dict[str, str]]:
+    """Start every MCP server some agent selects (each once, in parallel); agent → identity →
+    found | missing | skipped. A server's failure is one warning on stderr."""
+    from .mcp.manager import McpManager, resolve_agent
+
+    manager = McpManager(cwd=cwd)
+    manager.add_servers(config.mcp.servers, config.mcp.declarations)
+    try:
+        await manager.start(s for agent in config.agents.values() for s in agent.mcp_servers())
+        status: dict[str, dict[str, str]] = {}
+        warned: set[str] = set()
+        for name, agent in config.agents.items():
+            _, warnings, status[name] = await resolve_agent(agent, manager, file=config.label)
+            for warning in warnings:
+                if warning not in warned:
+                    warned.add(warning)
+                    print(f"raw-tui: warning: {warning}", file=sys.stderr)
+        return status
+    finally:
+        await manager.close()
+
+
 def config_warnings(config) -> list[str]:
-    """What loads but deserves a word: an unknown panel icon (once per tool), a rule that
-    can never decide, a `ui.keymap` entry that names no binding."""
-    seen: dict[str, None] = {}
+    """What loads but deserves a word: an unknown panel icon (once per tool, MCP panel
+    declarations included), a rule that can never decide, a `ui.keymap` entry that names no
+    binding."""
+    seen: dict[str, None] = dict.fromkeys(config.mcp_warnings())
     for agent in config.agents.values():
         for tool in agent.tools.tools:
             seen.update(dict.fromkeys(tool.warnings))
@@ -264,8 +296,9 @@ def config_warnings(config) -> list[str]:
     return list(seen)
 
 
-def config_listing(config) -> dict[str, Any]:
-    """Everything `config list` shows; never a secret (api_key is reported as set or not)."""
+def config_listing(config, mcp_status: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+    """Everything `config list` shows; never a secret (api_key is reported as set or not;
+    MCP servers show no env, headers or url)."""
     models = {}
     for alias, value in config.raw.models.items():
         model = dict(value)
@@ -274,21 +307,37 @@ def config_listing(config) -> dict[str, Any]:
         models[alias] = model
     agents = {}
     for name, agent in config.agents.items():
-        exposed = {t.identity for t in agent.model_tools()}
+        exposed = {t.identity for t in agent.tools.tools
+                   if agent.rules.unconditional(t.identity)[0] != "deny"}
         agents[name] = {
             "model": agent.model_alias,
             "max_steps": agent.config.max_steps,
             "max_output_bytes": agent.config.max_output_bytes,
-            "tools": [{"identity": t.identity, "name": t.name, "version": t.manifest.version,
-                       "exposed": t.identity in exposed, "folder": str(t.folder)}
+            "tools": [_tool_listing(t, t.identity in exposed,
+                                    (mcp_status or {}).get(name, {}))
                       for t in agent.tools.tools],
             "rules": agent.rules.describe(),
             "hooks": [{"id": h.id, "name": h.name, "folder": str(h.folder),
                        "events": [s.event for s in h.manifest.subscriptions]} for h in agent.hooks],
         }
     default = config.raw.default_agent or next(iter(config.agents), None)
-    return {"config": config.label, "default_agent": default, "models": models,
-            "agents": agents}
+    listing = {"config": config.label, "default_agent": default, "models": models,
+               "agents": agents}
+    if config.mcp is not None:
+        listing["mcp_servers"] = {name: {"transport": server.__struct_config__.tag,
+                                         "timeout_ms": server.timeout_ms}
+                                  for name, server in config.mcp.servers.items()}
+    return listing
+
+
+def _tool_listing(tool, exposed: bool, mcp_status: dict[str, str]) -> dict[str, Any]:
+    if getattr(tool, "is_mcp", False):
+        status = mcp_status.get(tool.identity, "skipped")
+        return {"identity": tool.identity, "name": tool.name, "server": tool.server,
+                "tool": tool.tool_name, "status": status,
+                "exposed": exposed and status == "found"}
+    return {"identity": tool.identity, "name": tool.name, "version": tool.manifest.version,
+            "exposed": exposed, "folder": str(tool.folder)}
 
 
 # call -----------------------------------------------------------------------------------
@@ -320,8 +369,14 @@ async def _call(agent, config, args, arguments):
 
     bus = Bus(config.redactor)
     approver = FixedApprover(args.approve == "yes") if args.approve else None
+    manager = None
+    target = agent.tools.find(args.tool)
+    if getattr(target, "is_mcp", False):  # start that tool's server, and only that one
+        agent, manager = await _start_mcp(agent, config, str(args.cwd_path), [target.server])
     hooks = _hook_dispatcher(agent, bus, str(args.cwd_path))
     panels = _panel_host(bus)
+    if target is not None and getattr(target, "is_mcp", False):
+        panels.register(target.identity, target.declarations)
     dispatcher = Dispatcher(agent, bus=bus, cwd=str(args.cwd_path), hooks=hooks,
                             approver=approver, panels=panels, interactions=None)
     try:
@@ -330,6 +385,20 @@ async def _call(agent, config, args, arguments):
     finally:
         if hooks is not None:
             hooks.close()
+        if manager is not None:
+            await manager.close()
+
+
+async def _start_mcp(agent, config, cwd: str, servers: list[str] | None = None):
+    """(the agent with its MCP tools live, the manager to close); warnings on stderr."""
+    from .mcp.manager import McpManager, resolve_agent
+
+    manager = McpManager(cwd=cwd)
+    manager.add_servers(config.mcp.servers, config.mcp.declarations)
+    agent, warnings, _ = await resolve_agent(agent, manager, file=config.label, only=servers)
+    for warning in warnings:
+        print(f"raw-tui: warning: {warning}", file=sys.stderr)
+    return agent, manager
 
 
 def _hook_dispatcher(agent, bus, cwd):

@@ -105,8 +105,19 @@ class Agent:
     system_prompt: str | None = None
 
     def model_tools(self) -> list[Any]:
-        """Tools the model may see: exposed and not denied outright, in tools.use order."""
-        return [t for t in self.tools.tools if self.rules.unconditional(t.identity)[0] != "deny"]
+        """Tools the model may see: exposed and not denied outright, in tools.use order, then
+        MCP tools sorted by alias (a stable prompt prefix). An MCP tool whose server has not
+        started (yet) is not among them."""
+        tools = [t for t in self.tools.tools if self.rules.unconditional(t.identity)[0] != "deny"
+                 and not getattr(t, "pending", False)]
+        plain = [t for t in tools if not getattr(t, "is_mcp", False)]
+        mcp = sorted((t for t in tools if getattr(t, "is_mcp", False)), key=lambda t: t.name)
+        return plain + mcp
+
+    def mcp_servers(self) -> list[str]:
+        """The MCP servers this agent's tools use, in tools.use order."""
+        return list(dict.fromkeys(t.server for t in self.tools.tools
+                                  if getattr(t, "is_mcp", False)))
 
 
 @dataclass
@@ -117,6 +128,10 @@ class Config:
     agents: dict[str, Agent] = field(default_factory=dict)
     is_demo: bool = False
     redactor: Redactor = field(default_factory=Redactor)  # every secret value configured
+    mcp: Any = None  # mcp.config.McpServers
+
+    def mcp_warnings(self) -> list[str]:
+        return list(self.mcp.warnings) if self.mcp is not None else []
 
     @property
     def label(self) -> str:
@@ -156,6 +171,7 @@ def load_config(explicit: str | None = None, *, cwd: Path | None = None,
         raise ConfigError("must be a JSON object", file=label)
     raw = convert(data, RawConfig, where=[], file=label)
     config = Config(file=None if is_demo else path, dir=path.parent, raw=raw, is_demo=is_demo)
+    config.mcp = _mcp(raw.mcp, label)
     models = {alias: _model(alias, value, label) for alias, value in raw.models.items()}
     for model in models.values():
         config.redactor.register(model.api_key)
@@ -197,6 +213,31 @@ def _prepare_demo(models: dict[str, ModelConfig]) -> None:
             inside_json = json.dumps(str(scratch))[1:-1]  # the script is JSON lines
             script.write_text(text.replace("{{scratch}}", inside_json), encoding="utf-8")
             models[alias] = msgspec.structs.replace(model, script=str(script))
+
+
+def _mcp(value: Any, file: str):
+    """`mcp.servers`; the module is small and imports no SDK (an empty `mcp` skips it)."""
+    if not value:
+        return None
+    from .mcp.config import parse_mcp
+
+    return parse_mcp(value, file=file)
+
+
+def _mcp_tool(identity: str, config: Config, at: str, file: str):
+    """A selected `mcp/<server>/<tool>`: pending until its server starts (DECISIONS.md §10)."""
+    from .mcp.config import split_identity
+    from .mcp.tool import McpTool
+
+    parts = split_identity(identity)
+    if parts is None:
+        raise ConfigError(f"invalid tool id {identity!r}: expected mcp/<server>/<tool>",
+                          file=file, path=at)
+    server, tool = parts
+    if config.mcp is None or server not in config.mcp.servers:
+        raise ConfigError(f"{identity}: no MCP server {server!r} in mcp.servers", file=file,
+                          path=at)
+    return McpTool.pending_from(identity, config.mcp.declarations[server].get(tool, []))
 
 
 def _model(alias: str, value: Any, file: str) -> ModelConfig:
@@ -241,8 +282,11 @@ def _agent(name: str, value: Any, models: dict[str, ModelConfig], config: Config
         at = json_path(where + ["tools", "use", i])
         if identity in (t.identity for t in tools):
             raise ConfigError(f"duplicate tool {identity!r}", file=file, path=at)
-        folder = tool_folder(identity, config_dir=config.dir, where=at, file=file)
-        spec = cache.get(identity, folder)
+        if identity.startswith("mcp/"):
+            spec = _mcp_tool(identity, config, at, file)
+        else:
+            folder = tool_folder(identity, config_dir=config.dir, where=at, file=file)
+            spec = cache.get(identity, folder)
         if spec.name in seen_names:
             raise ConfigError(f"{identity} and {seen_names[spec.name]} have the same name "
                               f"{spec.name!r}", file=file, path=at)
@@ -250,8 +294,15 @@ def _agent(name: str, value: Any, models: dict[str, ModelConfig], config: Config
         tools.append(spec)
     exposed = ExposedTools(tools)
     rules = RuleSet.parse(agent.tools.rules, where=where + ["tools", "rules"], file=file)
-    rules.bind(exposed.by_identity, where=where + ["tools", "rules"], file=file)
-    hooks = load_hooks(agent.hooks.use, config_dir=config.dir, tools=exposed.by_identity,
+    # MCP tools are bound once their server lists them (their schema is unknown until then)
+    loaded = {t.identity: t for t in tools if not getattr(t, "is_mcp", False)}
+    mcp_tools = [t for t in tools if getattr(t, "is_mcp", False)]
+    rules.bind(loaded, where=where + ["tools", "rules"], file=file)
+    if mcp_tools:
+        from .mcp.manager import check_effects_predicates
+
+        check_effects_predicates(rules, mcp_tools, where=where + ["tools", "rules"], file=file)
+    hooks = load_hooks(agent.hooks.use, config_dir=config.dir, tools=loaded,
                        where=where + ["hooks", "use"], file=file)
     system_prompt = agent.system_prompt
     if agent.system_prompt_file is not None:

@@ -132,6 +132,12 @@ def parse_declarations(value: Any, *, where: list[str | int], file: str | None,
     return out
 
 
+def parse_declaration(value: Any, *, where: list[str | int], file: str | None,
+                      warnings: list[str] | None = None) -> PanelDeclaration:
+    """One declaration (an entry of an MCP server's `panels[]`, its `tool` key taken out)."""
+    return _declaration(_Reader(file), value, where, warnings)
+
+
 def _declaration(reader: _Reader, value: Any, at: list[str | int],
                  warnings: list[str] | None) -> PanelDeclaration:
     reader.keys(value, at, _PANEL_KEYS, ("id", "title"))

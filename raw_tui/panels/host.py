@@ -24,7 +24,7 @@ from ..frozen import freeze
 from .declaration import PanelDeclaration
 from .document import check_size, checked_document, copy_json, validate_document
 from .errors import Invalid, PanelError, pointer
-from .fields import utf8_clip
+from .fields import is_panel_id, utf8_clip
 from .frames import Frames
 from .limits import (FRAME_INTERVAL, MAX_PANELS, MAX_REJECTED_RECEIPTS_PER_CALL,
                      MAX_REJECTION_LINES, MAX_UPDATES_PER_CALL,
@@ -101,16 +101,24 @@ class PanelHost:
         any call of it; `open_call` registers too."""
         self._declared[owner] = {d.id: d for d in declarations}
 
+    def declare(self, owner: str, declaration: PanelDeclaration) -> None:
+        """Add one declaration (an implicit owner's panel, on its first update)."""
+        self._declared.setdefault(owner, {})[declaration.id] = declaration
+
     def declaration(self, owner: str, panel_id: str) -> PanelDeclaration | None:
         return self._declared.get(owner, {}).get(panel_id)
 
     # calls ---------------------------------------------------------------------------
 
     def open_call(self, *, owner: str, declarations: list[PanelDeclaration], call_id: str,
-                  source: str = "model", turn_id: str | None = None) -> "CallPanels":
-        self.register(owner, declarations)
+                  source: str = "model", turn_id: str | None = None,
+                  implicit: bool = False) -> "CallPanels":
+        """`implicit`: an owner with no declarations (an MCP tool) may write any panel id;
+        each gets the default declaration, titled with its id."""
+        if not implicit or owner not in self._declared:
+            self.register(owner, declarations)
         return CallPanels(self, owner=owner, declarations=declarations, call_id=call_id,
-                          source=source, turn_id=turn_id)
+                          source=source, turn_id=turn_id, implicit=implicit)
 
     # state ---------------------------------------------------------------------------
 
@@ -224,8 +232,9 @@ class CallPanels:
     """One call's panels: `ctx.panels` (update, get) and the result blocks."""
 
     def __init__(self, host: PanelHost, *, owner: str, declarations: list[PanelDeclaration],
-                 call_id: str, source: str, turn_id: str | None) -> None:
+                 call_id: str, source: str, turn_id: str | None, implicit: bool = False) -> None:
         self.host = host
+        self.implicit = implicit
         self.owner = owner
         self.call_id = call_id
         self.source = source
@@ -336,6 +345,10 @@ class CallPanels:
         if sep and owner != self.owner:
             raise PanelError(PANEL_NOT_OWNED, f"panel {panel} belongs to {owner}; "
                                               f"{self.owner} may only update its own panels")
+        if panel_id not in self.declarations and self.implicit and is_panel_id(panel_id):
+            declaration = PanelDeclaration(id=panel_id, title=panel_id)
+            self.declarations[panel_id] = declaration
+            self.host.declare(self.owner, declaration)
         if panel_id not in self.declarations:
             raise PanelError(PANEL_UNDECLARED, f"{self.owner} does not declare panel "
                                                f"{panel_id!r}")

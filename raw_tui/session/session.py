@@ -119,15 +119,57 @@ class Session:
                                      interactions=self.interactions.for_call,
                                      offload_plain_handlers=interactive if offload is None
                                      else offload)
+        self.mcp = _mcp_manager(config, cwd, self._warn)
+        self.mcp_warnings: list[str] = []
+        self.mcp_status: dict[str, str] = {}  # identity -> found | missing | skipped
+        self._mcp_task: asyncio.Task | None = None
 
     # attachment ------------------------------------------------------------------------
     async def open(self, *, watch: bool = False) -> None:
         """Attach: publish session_start and run SessionStart hooks (once per attachment)."""
         self.bus.publish(ev.SessionStart(session_id=self.session_id, agent=self.agent.name))
         self._publish_state()
+        self.start_mcp()
         await self.hooks.session_start("resume" if self.resumed else "create")
         if watch:
             self.watcher = _start_watcher(self)
+
+    # MCP servers -------------------------------------------------------------------------
+    def start_mcp(self) -> None:
+        """Start the MCP servers the agent's tools use, in the background (the UI draws
+        first); the first model request waits for them. Idempotent."""
+        from ..mcp.manager import pending_servers
+
+        if self._mcp_task is None and pending_servers(self.agent):
+            self._mcp_task = asyncio.create_task(self._start_mcp(), name="mcp-start")
+
+    async def mcp_ready(self) -> None:
+        """Wait until the MCP servers started (or failed); their tools are then exposed."""
+        if self._mcp_task is not None:
+            await asyncio.shield(self._mcp_task)
+
+    async def _start_mcp(self) -> None:
+        from ..mcp.manager import resolve_agent
+
+        agent, warnings, status = await resolve_agent(self.agent, self.mcp,
+                                                      file=self.config.label)
+        self.agent = self.dispatcher.agent = agent
+        self.mcp_status, self.mcp_warnings = status, warnings
+        for tool in agent.tools.tools:
+            if getattr(tool, "is_mcp", False):
+                self.panels.register(tool.identity, tool.declarations)
+        for warning in warnings:
+            self._warn(warning)
+
+    def _warn(self, message: str) -> None:
+        """A warning: a notice under the UI; one line on stderr otherwise (a headless run's
+        stdout carries only its output)."""
+        if self.interactive:
+            self.bus.publish(ev.Notice(level="warning", message=message))
+        else:
+            import sys
+
+            print(f"raw-tui: warning: {message}", file=sys.stderr)
 
     async def close(self) -> None:
         if self._closed:
@@ -149,6 +191,7 @@ class Session:
         if not self._session_ended:
             await self.hooks.session_end()
         self.hooks.close()
+        await self.mcp.close()
 
     # commands ---------------------------------------------------------------------------
     async def handle(self, command: cmd.Command) -> cmd.Reply:
@@ -276,6 +319,8 @@ class Session:
         return TurnOutcome("completed")
 
     async def _turn(self, turn_id: str, text: str) -> TurnOutcome:
+        if self._mcp_task is not None and not self._mcp_task.done():
+            await self._unless_cancelled(self.mcp_ready())
         gate = await self.hooks.user_prompt_submit(text, turn_id, self._cancel)
         if self._cancel.is_set():
             raise TurnCancelled
@@ -496,6 +541,17 @@ def _model_spec(agent):
                      request_timeout_ms=m.request_timeout_ms,
                      context_window_tokens=m.context_window_tokens, max_tokens=m.max_tokens,
                      tool_choice=m.tool_choice, provider=m.provider, alias=agent.model_alias)
+
+
+def _mcp_manager(config, cwd: str, warn):
+    """The session's MCP manager (no server started; ACP adds servers to it at run time)."""
+    from ..mcp.manager import McpManager
+
+    manager = McpManager(cwd=cwd, notify=warn)
+    mcp = getattr(config, "mcp", None)
+    if mcp is not None:
+        manager.add_servers(mcp.servers, mcp.declarations)
+    return manager
 
 
 def _hook_dispatcher(agent, bus, cwd, session_id):

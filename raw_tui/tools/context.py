@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 
 class PanelsApi(Protocol):
@@ -34,3 +34,4 @@ class ToolContext:
     turn_id: str | None = None
     max_output_bytes: int = 8192  # the agent's cap: a tool may fit its own output under it
     preview: Any = None  # the approval preview the user approved (bus.ApprovalPreview), if any
+    progress: Callable[..., None] | None = None  # (done, total?, message?) → a tool_progress event

@@ -187,7 +187,7 @@ class Dispatcher:
     def check_exposure(self, call: _Call) -> None:
         report = call.report
         tool = self.agent.tools.find(call.name)
-        if tool is None:
+        if tool is None or getattr(tool, "pending", False):  # an MCP server not started
             raise Stop("exposure", E.TOOL_NOT_EXPOSED, f"tool unavailable: {call.name}")
         call.tool = tool
         report.identity, report.name = tool.identity, tool.name
@@ -330,7 +330,7 @@ class Dispatcher:
         call_panels = ctx.panels
         try:
             try:
-                handler = tool.module().handler
+                handler = tool.handler()
                 if self.offload_plain_handlers and not inspect.iscoroutinefunction(handler):
                     # a plain handler cannot be interrupted (it may watch ctx.cancelled):
                     # it is awaited to its end and its real outcome reported
@@ -389,7 +389,8 @@ class Dispatcher:
         if self.panels is not None and not pure:
             panels = self.panels.open_call(owner=tool.identity, declarations=tool.declarations,
                                            call_id=call.call_id, source=call.source,
-                                           turn_id=call.turn_id)
+                                           turn_id=call.turn_id,
+                                           implicit=getattr(tool, "implicit_panels", False))
         interactions = None
         if self.interactions is not None and not pure:
             interactions = self.interactions(call_id=call.call_id, turn_id=call.turn_id,
@@ -399,7 +400,22 @@ class Dispatcher:
                            effects=call.effects, cancelled=call.cancel, panels=panels,
                            interactions=interactions, identity=tool.identity,
                            turn_id=call.turn_id, max_output_bytes=self.max_output_bytes,
-                           preview=None if pure else call.preview)
+                           preview=None if pure else call.preview,
+                           progress=None if pure else self._progress(call))
+
+    def _progress(self, call: _Call) -> Callable[[float, float | None, str | None], None]:
+        """`ctx.progress(done, total, message)`: a `tool_progress` event (MCP progress)."""
+
+        def report(done: float, total: float | None = None, message: str | None = None) -> None:
+            extra: dict[str, Any] = {}
+            if total is not None:
+                extra["total"] = total
+            if message:
+                extra["message"] = message
+            self.bus.publish(ev.ToolProgress(call_id=call.call_id, progress=done, **extra,
+                                             **self._turn(call)))
+
+        return report
 
     def _call_info(self, call: _Call) -> CallInfo:
         return CallInfo(identity=call.tool.identity, name=call.tool.name, call_id=call.call_id,

@@ -82,6 +82,10 @@ class ToolSpec:
             self._module = module
         return self._module
 
+    def handler(self) -> Any:
+        """`handler(args, ctx)` of the entry module (an MCP tool has its own)."""
+        return self.module().handler
+
     def definition(self) -> dict[str, Any]:
         """What the model sees: name, description, input schema. Never panel state."""
         return {"name": self.name, "description": self.description,
@@ -118,7 +122,7 @@ def tool_folder(identity: str, *, config_dir: Path | None, where: str, file: str
         except LookupError as err:
             raise bad(str(err)) from None
     elif parts[0] == "mcp":
-        raise bad(f"{identity}: MCP tools are not supported by this version of raw-tui")
+        raise bad(f"{identity}: an MCP tool has no folder")
     else:
         raise bad(f"invalid tool id {identity!r}: must start with builtin/, local/, agent/, "
                   "pkg/ or mcp/")

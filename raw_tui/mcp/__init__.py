@@ -1,0 +1,9 @@
+"""MCP tools (`mcp/<server>/<tool>`, DECISIONS.md §10). Nothing here imports the `mcp` SDK at
+import time: only a server that starts loads it."""
+
+from ..lazy import lazy_exports
+
+__getattr__ = lazy_exports(__name__, {
+    "McpManager": "manager", "resolve_agent": "manager", "McpTool": "tool",
+    "parse_mcp": "config", "alias": "config",
+})

@@ -1,0 +1,242 @@
+"""One MCP server connection, owned by one asyncio task (DECISIONS.md §10, MCP-ACP.md §3).
+
+anyio cancel scopes must be exited in the task that entered them, so the task that enters the
+SDK's transport and `ClientSession` is the one that leaves them: it connects, lists the tools,
+then waits for `close()`. Calls are made from the callers' tasks on the open session, each
+under its own deadline, which a progress notification pushes forward (the SDK does not).
+
+This module imports the `mcp` SDK (≈0.9 s): only the manager imports it, and only when a
+selected server starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+from mcp.types import PaginatedRequestParams
+
+from .config import HttpServer, MissingVariable, ServerConfig, StdioServer, expand
+from .results import MCP_CALL_ERROR
+
+Progress = Callable[[float, float | None, str | None], None]
+
+
+class McpFailure(Exception):
+    """A connection or call failure whose text names only the server (never a URL, a header
+    or an environment value)."""
+
+    def __init__(self, message: str, *, code: str = MCP_CALL_ERROR, timed_out: bool = False):
+        super().__init__(message)
+        self.code, self.message, self.timed_out = code, message, timed_out
+
+
+@dataclass
+class ListedTool:
+    name: str
+    description: str
+    input_schema: Any
+
+
+class Connection:
+    """A started server: `start()` (connect and discover), `call()`, `close()`."""
+
+    def __init__(self, name: str, config: ServerConfig, *, cwd: str, log_file: Path,
+                 on_death: Callable[[str], None] | None = None) -> None:
+        self.name = name
+        self.on_death = on_death
+        self.config = config
+        self.cwd = cwd
+        self.log_file = log_file
+        self.timeout_s = config.timeout_ms / 1000
+        self.session: ClientSession | None = None
+        self.tools: list[ListedTool] = []
+        self.dead = False  # the connection closed under us (the server exited)
+        self._owner: asyncio.Task | None = None
+        self._ready: asyncio.Future | None = None
+        self._closing = asyncio.Event()
+
+    # life ----------------------------------------------------------------------------------
+    async def start(self) -> list[ListedTool]:
+        """Connect and discover within `timeout_ms`; McpFailure when the server cannot start."""
+        loop = asyncio.get_running_loop()
+        self._ready = loop.create_future()
+        self._owner = asyncio.create_task(self._own(), name=f"mcp:{self.name}")
+        try:
+            return await asyncio.shield(self._ready)
+        except asyncio.CancelledError:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        """End the connection (and a stdio server's process tree); waits for the owner."""
+        self._closing.set()
+        if self._owner is not None and not self._owner.done():
+            try:
+                await asyncio.shield(self._owner)
+            except BaseException:  # noqa: BLE001 — a failed owner has already reported
+                pass
+
+    async def _own(self) -> None:
+        ready = self._ready
+        try:
+            async with AsyncExitStack() as stack:
+                # the transport and the session are entered outside the deadline's scope:
+                # scopes must nest, and theirs live on after it
+                read, write = await stack.enter_async_context(self._transport(stack))
+                session = await stack.enter_async_context(ClientSession(read, write))
+                with anyio.fail_after(self.timeout_s):
+                    await session.initialize()
+                    self.tools = await self._discover(session)
+                self.session = session
+                ready.set_result(self.tools)
+                await self._closing.wait()
+                self.session = None
+        except BaseException as err:  # noqa: BLE001 — every failure becomes one warning
+            self.session = None
+            if not ready.done():
+                ready.set_exception(self._start_failure(err))
+            if isinstance(err, asyncio.CancelledError):
+                raise
+
+    def _transport(self, stack: AsyncExitStack):
+        config = self.config
+        if isinstance(config, StdioServer):
+            env = {**os.environ, **expand(config.env)}
+            params = StdioServerParameters(command=config.command, args=list(config.args),
+                                           env=env, cwd=self.cwd)
+            errlog = stack.enter_context(open(self.log_file, "a", encoding="utf-8"))
+            return stdio_client(params, errlog=errlog)
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        client = create_mcp_http_client(headers=expand(config.headers))
+        return streamable_http_client(config.url, http_client=client)
+
+    async def _discover(self, session: ClientSession) -> list[ListedTool]:
+        """Every page of tools/list; a repeated cursor or a duplicate name is a failure."""
+        tools: list[ListedTool] = []
+        seen_cursors: set[str] = set()
+        names: set[str] = set()
+        cursor: str | None = None
+        while True:
+            params = PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            page = await session.list_tools(params=params)
+            for tool in page.tools:
+                if tool.name in names:
+                    raise McpFailure(f"MCP server {self.name} lists tool {tool.name!r} twice")
+                names.add(tool.name)
+                tools.append(ListedTool(tool.name, tool.description or "MCP tool",
+                                        tool.input_schema))
+            cursor = page.next_cursor
+            if cursor is None:
+                return tools
+            if cursor in seen_cursors:
+                raise McpFailure(f"MCP pagination cycle from {self.name}")
+            seen_cursors.add(cursor)
+
+    def _start_failure(self, err: BaseException) -> McpFailure:
+        found = _first(err, McpFailure)
+        if found is not None:
+            return found
+        if _first(err, TimeoutError) is not None:
+            return McpFailure(f"MCP server {self.name} did not answer within "
+                              f"{self.config.timeout_ms} ms", timed_out=True)
+        missing = _first(err, MissingVariable)
+        if missing is not None:
+            return McpFailure(f"MCP server {self.name}: {missing}")
+        if isinstance(self.config, StdioServer) and _first(err, FileNotFoundError) is not None:
+            return McpFailure(f"MCP server {self.name}: command {self.config.command!r} "
+                              "not found")
+        if isinstance(err, asyncio.CancelledError):
+            return McpFailure(f"MCP server {self.name}: start cancelled")
+        return McpFailure(f"MCP server {self.name} could not start ({_kind(err)})")
+
+    # calls ---------------------------------------------------------------------------------
+    async def call(self, tool: str, arguments: dict[str, Any], *,
+                   progress: Progress | None = None) -> dict[str, Any]:
+        """The wire form of the CallToolResult. McpFailure on a failure or a timeout (the
+        connection stays usable); a cancel of the calling task sends MCP's cancellation."""
+        session = self.session
+        if session is None or self.dead:
+            raise McpFailure(f"MCP call failed: {self.name}")
+        timeout = self.timeout_s
+        scope = anyio.CancelScope(deadline=anyio.current_time() + timeout)
+
+        async def on_progress(done: float, total: float | None, message: str | None) -> None:
+            scope.deadline = anyio.current_time() + timeout
+            if progress is not None:
+                progress(done, total, message)
+
+        try:
+            with scope:
+                result = await session.call_tool(tool, dict(arguments),
+                                                 progress_callback=on_progress)
+        except (MCPError, RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError,
+                OSError, ValueError) as err:
+            if _closed(err) and not self.dead:
+                self.dead = True
+                if self.on_death is not None:
+                    self.on_death(self.name)
+            raise McpFailure(f"MCP call failed: {self.name}") from None
+        except BaseExceptionGroup as group:
+            if group.subgroup(asyncio.CancelledError) is not None:
+                raise
+            raise McpFailure(f"MCP call failed: {self.name}") from None
+        if scope.cancelled_caught:
+            raise McpFailure(f"MCP call timed out: {self.name}", timed_out=True)
+        return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def _first(err: BaseException, kind: type) -> Any:
+    """`err` or the first exception of that kind inside (exception groups, causes)."""
+    seen = 0
+    stack = [err]
+    while stack and seen < 64:
+        seen += 1
+        item = stack.pop()
+        if isinstance(item, kind):
+            return item
+        if isinstance(item, BaseExceptionGroup):
+            stack.extend(item.exceptions)
+        for nested in (item.__cause__, item.__context__):
+            if nested is not None:
+                stack.append(nested)
+    return None
+
+
+def _kind(err: BaseException) -> str:
+    """A short, secret-free description: the exception's type and an MCP error's code."""
+    mcp_error = _first(err, MCPError)
+    if mcp_error is not None:
+        return f"MCP error {getattr(mcp_error, 'code', '?')}: {_closed(mcp_error) and 'connection closed' or 'refused'}"
+    if isinstance(err, BaseExceptionGroup) and err.exceptions:
+        return _kind(err.exceptions[0])
+    return type(err).__name__
+
+
+def _closed(err: BaseException) -> bool:
+    return isinstance(err, (anyio.ClosedResourceError, anyio.BrokenResourceError)) or \
+        "connection closed" in str(err).lower()
+
+
+def route_sdk_logs(log_file: Path) -> None:
+    """The SDK logs through `logging` (parse errors with tracebacks): to the log file, never
+    to the terminal."""
+    logger = logging.getLogger("mcp")
+    logger.propagate = False
+    if not any(getattr(h, "_raw_tui", False) for h in logger.handlers):
+        handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
+        handler._raw_tui = True  # type: ignore[attr-defined]
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
