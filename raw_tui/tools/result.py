@@ -104,7 +104,11 @@ def _block_problem(block: Any) -> str | None:
         return None if "value" in block else "is a json block without a value"
     if kind == "panel":
         return None
-    return f"has type {kind!r}: blocks are text, json or panel"
+    if kind == "image":  # from an MCP server (DECISIONS.md §10)
+        ok = block.get("mimeType") in ("image/png", "image/jpeg") and \
+            isinstance(block.get("data"), str)
+        return None if ok else "is an image block without a PNG/JPEG mimeType and data"
+    return f"has type {kind!r}: blocks are text, json, image or panel"
 
 
 def split_panel_blocks(result: ToolResult) -> tuple[ToolResult, list[dict[str, Any]]]:
