@@ -1,0 +1,78 @@
+"""MCP tools from servers built with the SDK: an `MCPServer` over stdio and the same server
+over streamable HTTP on 127.0.0.1, driven through `raw-tui call` and a headless run."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from raw_tui.mcp.config import alias
+from tests.helpers import raw_tui
+
+from .mcp_kit import SDK_FIXTURE, mcp_config
+
+
+def sdk_stdio() -> dict:
+    return {"transport": "stdio", "command": sys.executable, "args": [SDK_FIXTURE]}
+
+
+def test_call_an_mcpserver_tool_over_stdio(tmp_path):
+    path = mcp_config(tmp_path, {"sdk": sdk_stdio()}, ["mcp/sdk/add", "mcp/sdk/panel"])
+    proc = raw_tui("--config", str(path), "call", "mcp/sdk/add", "--args", '{"a": 2, "b": 40}',
+                   cwd=tmp_path)
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 0, proc.stderr
+    assert report["result"]["content"] == [{"type": "text", "text": "42"}]
+    # validated against the server's schema before any call
+    proc = raw_tui("--config", str(path), "call", alias("sdk", "add"), "--args", '{"a": "x"}',
+                   cwd=tmp_path)
+    report = json.loads(proc.stdout)
+    assert (report["stage"], report["code"]) == ("validation", "invalid_arguments")
+
+
+@pytest.fixture
+def http_server(tmp_path):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, SDK_FIXTURE, "http", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_streamable_http_server_through_call_and_a_headless_run(tmp_path, http_server):
+    server = {"transport": "streamable-http", "url": http_server,
+              "headers": {"X-Test": "${RAW_TEST_HEADER}"}}
+    script = [{"tool_calls": [{"name": alias("web", "shout"), "arguments": {"text": "hi"}}]},
+              {"tool_calls": [{"name": alias("web", "panel"), "arguments": {"title": "Board"}}]},
+              {"text": "done"}]
+    path = mcp_config(tmp_path, {"web": server}, ["mcp/web/shout", "mcp/web/panel"],
+                      script=script)
+    env = {"RAW_TEST_HEADER": "h-secret"}
+    proc = raw_tui("--config", str(path), "call", "mcp/web/shout", "--args", '{"text": "abc"}',
+                   cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["result"]["content"][0]["text"] == "ABC"
+    proc = raw_tui("--config", str(path), "run", "go", "--output", "jsonl", cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    results = [e for e in events if e["type"] == "tool_result"]
+    assert results[0]["content"] == [{"type": "text", "text": "HI"}]
+    receipt = next(e for e in events if e["type"] == "panel_receipt")
+    assert (receipt["owner"], receipt["panel"], receipt["title"]) == ("mcp/web/panel", "board",
+                                                                      "Board")
+    assert "h-secret" not in proc.stdout + proc.stderr
