@@ -93,7 +93,8 @@ def test_published_servers_in_a_scripted_headless_run(tmp_path, npm_servers):
     assert any(e["type"] == "tool_progress" and e["call_id"] == "p1" for e in events)
     assert results["d1"]["code"] == "tool_denied"  # hidden from the model, refused anyway
     assert results["s1"]["code"] == "approval_required"
-    assert events[-1]["type"] == "run_end" and proc.returncode == 1
+    run_end = next(e for e in events if e["type"] == "run_end")
+    assert run_end["code"] == "approval_required" and proc.returncode == 1
     calls = [e["identity"] for e in events if e["type"] == "tool_call"]
     assert calls[:2] == ["mcp/memory/create_entities", "mcp/memory/read_graph"]
     assert (tmp_path / "hook.log").read_text().split()[:2] == calls[:2]
