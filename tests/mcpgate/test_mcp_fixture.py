@@ -261,3 +261,22 @@ async def test_the_first_model_request_waits_for_servers_started_in_parallel(tmp
     await h.session.run_turn("go")
     await h.session.close()
     assert results(h)[0].content[0]["text"] == "fy:echo:v"
+
+
+async def test_meta_panels_are_committed_like_a_local_tools_and_kept_from_the_model(tmp_path):
+    h = await run_calls(tmp_path, ["panel"])  # no declaration: an implicit owner
+    receipt = h.of(ev.PanelReceipt)[0]
+    assert (receipt.owner, receipt.panel, receipt.revision) == (ECHO, "fxpanel", 1)
+    assert results(h)[0].content == [{"type": "text", "text": "panel sent"}]
+    assert "Fixture" not in h.model.requests[-1].wire()
+
+
+async def test_declared_mcp_panels_refuse_undeclared_ids(tmp_path):
+    server = {**fixture_server(), "panels": [{"tool": "echo", "id": "fxpanel",
+                                              "title": "Declared"}]}
+    h = await run_calls(tmp_path, ["panels"], server=server)
+    receipts = h.of(ev.PanelReceipt)
+    assert receipts[0].panel == "fxpanel"
+    texts = [b["text"] for b in results(h)[0].content]
+    assert texts[0] == "panel sent"
+    assert texts[1].startswith("panel other update rejected: panel_undeclared")
