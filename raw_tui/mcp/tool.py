@@ -22,6 +22,7 @@ class McpTool:
     identity: str
     server: str
     tool_name: str  # the server's own name for it
+    name: str = ""  # the model-facing alias (computed once: it hashes)
     declarations: list[Any] = field(default_factory=list)
     description: str = DEFAULT_DESCRIPTION
     input_schema: Any = None
@@ -39,9 +40,9 @@ class McpTool:
         server, tool = split_identity(identity)  # type: ignore[misc]
         return cls(identity=identity, server=server, tool_name=tool, declarations=declarations)
 
-    @property
-    def name(self) -> str:
-        return alias(self.server, self.tool_name)
+    def __post_init__(self) -> None:
+        if not self.name:
+            self.name = alias(self.server, self.tool_name)
 
     @property
     def pending(self) -> bool:
@@ -55,7 +56,7 @@ class McpTool:
     def bound(self, *, description: str, input_schema: Any, validator: Any,
               connection: Any) -> "McpTool":
         return McpTool(identity=self.identity, server=self.server, tool_name=self.tool_name,
-                       declarations=self.declarations, description=description,
+                       name=self.name, declarations=self.declarations, description=description,
                        input_schema=input_schema, validator=validator, connection=connection,
                        warnings=self.warnings)
 
