@@ -11,7 +11,6 @@ starts, never printed, logged or put in an error text.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -28,7 +27,7 @@ DEFAULT_TIMEOUT_MS = 120000
 MAX_TIMEOUT_MS = 2147483647
 MAX_PANELS_PER_TOOL = 4
 ALIAS_PREFIX_CHARS = 47
-_VAR = re2.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+VAR_PATTERN = r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}"
 
 
 class StdioServer(msgspec.Struct, tag_field="transport", tag="stdio", forbid_unknown_fields=True,
@@ -115,6 +114,8 @@ def _check_server(server: ServerConfig, where: list, file: str | None) -> None:
 def _declarations(panels: list[Any], where: list, file: str | None,
                   warnings: list[str]) -> dict[str, list[Any]]:
     """`panels[]` grouped by `tool`, each group checked as a tool.json `panels` list."""
+    if not panels:
+        return {}
     from ..panels.declaration import parse_declaration
 
     groups: dict[str, list[tuple[int, dict]]] = {}
@@ -163,6 +164,8 @@ def alias(server: str, tool: str) -> str:
     """The model-facing name: `mcp_<server>_<tool>` sanitised to [A-Za-z0-9_-], cut to 47
     characters, then `_` and 12 hex characters of sha256("<server>\\0<tool>")."""
     base = re2.sub(r"[^A-Za-z0-9_-]", "_", f"mcp_{server}_{tool}")[:ALIAS_PREFIX_CHARS]
+    import hashlib
+
     digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:12]
     return f"{base}_{digest}"
 
@@ -176,12 +179,13 @@ class MissingVariable(Exception):
 def expand(values: Mapping[str, str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """`env`/`headers` values with `${VAR}` replaced from the environment."""
     environ = os.environ if environ is None else environ
+    var = re2.compile(VAR_PATTERN)
     out = {}
     for key, value in values.items():
-        missing = [name for name in _VAR.findall(value) if name not in environ]
+        missing = [name for name in var.findall(value) if name not in environ]
         if missing:
             raise MissingVariable(f"{key}: environment variable {missing[0]} is not set")
-        out[key] = _VAR.sub(lambda m: environ[m.group(1)], value)
+        out[key] = var.sub(lambda m: environ[m.group(1)], value)
     return out
 
 

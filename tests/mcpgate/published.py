@@ -1,6 +1,7 @@
 """Published MCP servers no one here wrote: the npm reference servers, installed once into
-`.cache/npm-mcp/` in the repository (ignored by git), and `mcp-server-time` from PyPI (the
-`test` extra). Tests that need npm skip with the reason when it cannot install them."""
+`~/.cache/raw-tui-tests/npm-mcp/` (outside the repository: setuptools and pytest never walk
+node_modules), and `mcp-server-time` from PyPI (the `test` extra). Tests that need npm skip
+with the reason when it cannot install them."""
 
 from __future__ import annotations
 
@@ -12,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
-
-NPM_DIR = REPO / ".cache" / "npm-mcp"
+NPM_DIR = Path.home() / ".cache" / "raw-tui-tests" / "npm-mcp"
 NPM_PACKAGES = {
     "@modelcontextprotocol/server-everything": "2026.8.31",
     "@modelcontextprotocol/server-memory": "2026.8.31",
