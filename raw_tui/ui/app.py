@@ -330,6 +330,10 @@ class RawApp(App):
         (await self._tool_view(event.call_id)).set_result(event)
         self._drop_approval(event.call_id)
 
+    async def _event_ToolProgress(self, event: ev.ToolProgress, live: bool) -> None:
+        if live:  # a finished call's progress is of no interest when replayed
+            (await self._tool_view(event.call_id)).set_progress(event)
+
     async def _event_HookEvent(self, event: ev.HookEvent, live: bool) -> None:
         await self.chat.add(HookRow(event))
 

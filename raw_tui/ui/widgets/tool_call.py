@@ -36,6 +36,14 @@ def result_text(content: Any) -> str:
     return "\n".join(parts)
 
 
+def progress_text(event: Any) -> str:
+    """`3/10 · step 3` from a ToolProgress event."""
+    total = _get(getattr(event, "total", msgspec.UNSET))
+    message = _get(getattr(event, "message", msgspec.UNSET))
+    done = f"{event.progress:g}" + (f"/{total:g}" if total is not None else "")
+    return done + (f" · {message}" if message else "")
+
+
 class ToolCallView(SafeStatic):
     def __init__(self, call_id: str, identity: str = "", name: str = "") -> None:
         super().__init__(classes="chat-item tool-call")
@@ -49,6 +57,7 @@ class ToolCallView(SafeStatic):
         self.rule: int | None = None
         self.allowed: bool | None = None  # the approval answer
         self.result: Any = None  # ToolResultEvent
+        self.progress: Any = None  # the last ToolProgress while it runs
         self.expanded = False
 
     # updates from events ------------------------------------------------------------------
@@ -72,6 +81,10 @@ class ToolCallView(SafeStatic):
 
     def set_result(self, event: Any) -> None:
         self.result = event
+        self._changed()
+
+    def set_progress(self, event: Any) -> None:
+        self.progress = event
         self._changed()
 
     def toggle(self) -> None:
@@ -100,7 +113,12 @@ class ToolCallView(SafeStatic):
 
     def build(self) -> Group:
         head = Text("⚙ ", style="bold")
-        head.append(self.tool_name or "?", style="bold")
+        mcp = self.identity.split("/") if self.identity.startswith("mcp/") else None
+        if mcp is not None and len(mcp) == 3:  # the server's own tool name, then the server
+            head.append(mcp[2], style="bold")
+            head.append(f" · {mcp[1]}", style="bold cyan")
+        else:
+            head.append(self.tool_name or "?", style="bold")
         head.append(f"  {self.identity}", style="dim")
         label, style = self.decision()
         head.append("  " + label, style=style)
@@ -119,6 +137,8 @@ class ToolCallView(SafeStatic):
             lines.append(line)
         if self.result is not None:
             lines.extend(self._result_lines())
+        elif self.progress is not None:
+            lines.append(Text("  … " + progress_text(self.progress), style="dim"))
         return Group(*lines)
 
     def _result_lines(self) -> list[Text]:
