@@ -92,8 +92,9 @@ async def _run(args, prompt: str) -> int:
         bus.subscribe(_Output(TextPrinter(out, sys.stderr), stop))
     session, _ = open_session(args, interactive=False, bus=bus)
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, stop)
-    loop.add_signal_handler(signal.SIGTERM, stop)
+    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: the terminal went
+    for signum in stop_signals:                                   # away; end cleanly too
+        loop.add_signal_handler(signum, stop)
     outcome = None
     try:
         await session.open()
@@ -102,8 +103,8 @@ async def _run(args, prompt: str) -> int:
             outcome = await session.run_turn(prompt, last=True)
     finally:
         await session.close()
-        loop.remove_signal_handler(signal.SIGINT)
-        loop.remove_signal_handler(signal.SIGTERM)
+        for signum in stop_signals:
+            loop.remove_signal_handler(signum)
     if outcome is None:
         return EXIT_CANCELLED
     if outcome.status in ("error", "max_steps") and outcome.message:

@@ -3,7 +3,8 @@
 Environment: MCP_LABEL (text in echoes), MCP_COUNT (hidden tools, default 2), MCP_MODE
 (`crash` exits at start, `hang` never answers, `garbage` prints garbage instead of answering,
 `cycle` repeats a list cursor, `duplicate` lists a name twice, `badschema` gives one tool an
-invalid schema), MCP_PID_FILE (its pid is written there), MCP_EVENTS (a file where requests and
+invalid schema), MCP_PID_FILE (its pid is written there), MCP_IGNORE_EOF (it outlives its stdin and ignores
+SIGTERM), MCP_EVENTS (a file where requests and
 notifications are appended, one method a line). Tools: `echo {value}`, `hidden_N`, and `sleepy`
 (a schema with a number); the list comes in two pages.
 
@@ -174,3 +175,9 @@ def main():
 
 
 main()
+if os.environ.get("MCP_IGNORE_EOF"):  # a stubborn server: lives on after its stdin closed
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        time.sleep(1)
