@@ -172,6 +172,7 @@ def load_config(explicit: str | None = None, *, cwd: Path | None = None,
     raw = convert(data, RawConfig, where=[], file=label)
     config = Config(file=None if is_demo else path, dir=path.parent, raw=raw, is_demo=is_demo)
     config.mcp = _mcp(raw.mcp, label)
+    _register_mcp_secrets(config)
     models = {alias: _model(alias, value, label) for alias, value in raw.models.items()}
     for model in models.values():
         config.redactor.register(model.api_key)
@@ -222,6 +223,19 @@ def _mcp(value: Any, file: str):
     from .mcp.config import parse_mcp
 
     return parse_mcp(value, file=file)
+
+
+def _register_mcp_secrets(config: Config) -> None:
+    """MCP `env`/`headers` values (expanded) and urls are credentials: the config's redactor
+    (when this version has one) takes them out of everything that leaves raw-tui."""
+    redactor = getattr(config, "redactor", None)
+    if redactor is None or config.mcp is None:
+        return
+    from .mcp.config import secret_values
+
+    for server in config.mcp.servers.values():
+        for value in secret_values(server):
+            redactor.register(value)
 
 
 def _mcp_tool(identity: str, config: Config, at: str, file: str):

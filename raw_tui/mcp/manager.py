@@ -27,10 +27,14 @@ LOG_DIR_NAME = "mcp"
 
 class McpManager:
     def __init__(self, *, cwd: str, log_dir: Path | None = None,
-                 notify: Callable[[str], None] | None = None) -> None:
+                 notify: Callable[[str], None] | None = None,
+                 register_secret: Callable[[str], None] | None = None) -> None:
         self.cwd = cwd
         self.log_dir = log_dir
         self.notify = notify  # a warning for the user (a server that died mid-session)
+        # the redactor's register (config.redactor.register): each server's expanded env
+        # and header values (and its url) are registered when the server is added
+        self.register_secret = register_secret
         self.servers: dict[str, ServerConfig] = {}
         self.declarations: dict[str, dict[str, list[Any]]] = {}
         self._connections: dict[str, Any] = {}  # name -> connection.Connection
@@ -48,6 +52,9 @@ class McpManager:
         for name, server in servers.items():
             self.servers[name] = server
             self.declarations[name] = dict((declarations or {}).get(name, {}))
+            if self.register_secret is not None:
+                for value in secret_values(server):
+                    self.register_secret(value)
 
     def secrets(self) -> list[str]:
         """Every credential of the known servers, expanded (for redaction)."""

@@ -547,7 +547,9 @@ def _mcp_manager(config, cwd: str, warn):
     """The session's MCP manager (no server started; ACP adds servers to it at run time)."""
     from ..mcp.manager import McpManager
 
-    manager = McpManager(cwd=cwd, notify=warn)
+    redactor = getattr(config, "redactor", None)  # credentials never leave (issue 9 §4)
+    manager = McpManager(cwd=cwd, notify=warn,
+                         register_secret=getattr(redactor, "register", None))
     mcp = getattr(config, "mcp", None)
     if mcp is not None:
         manager.add_servers(mcp.servers, mcp.declarations)

@@ -200,9 +200,23 @@ async def test_stdio_servers_get_the_full_environment_the_cwd_and_expanded_env(t
     monkeypatch.setenv("RAW_TEST_PARENT", "from-parent")
     monkeypatch.setenv("RAW_TEST_SECRET", "s3cr3t")
     server = fixture_server(TOKEN="Bearer ${RAW_TEST_SECRET}")
-    h = await run_calls(tmp_path, ["env:RAW_TEST_PARENT", "env:TOKEN", "cwd"], server=server)
+    h = await run_calls(tmp_path, ["env:RAW_TEST_PARENT", "envcheck:TOKEN=Bearer s3cr3t", "cwd"],
+                        server=server)
     texts = [r.content[0]["text"] for r in results(h)]
-    assert texts == ["from-parent", "Bearer s3cr3t", str(tmp_path / "work")]
+    assert texts == ["from-parent", "match", str(tmp_path / "work")]
+
+
+async def test_an_echoed_credential_is_redacted(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAW_TEST_SECRET", "s3cr3t-value-42")
+    server = fixture_server(TOKEN="${RAW_TEST_SECRET}")
+    from .mcp_kit import load, mcp_config
+
+    if not hasattr(load(mcp_config(tmp_path / "probe", {"fx": server}, [ECHO]), tmp_path),
+                   "redactor"):
+        pytest.skip("this version has no redactor yet (issue 9 §4)")
+    h = await run_calls(tmp_path, ["env:TOKEN"], server=server)
+    assert results(h)[0].content[0]["text"] == "[redacted]"
+    assert "s3cr3t-value-42" not in repr(h.events)
 
 
 async def test_a_missing_variable_skips_the_server_without_echoing_secrets(tmp_path,

@@ -11,7 +11,7 @@ notifications are appended, one method a line). Tools: `echo {value}`, `hidden_N
 `echo`'s `value` picks what it does: progress (10 progress notifications 100 ms apart, then an
 answer), slow (250 ms), hang (no answer), image, jpeg, badimage, structured, panel, panels
 (two updates), error, resource, audio, big (20 MiB of text), crash (exits mid-call),
-env:NAME (that variable's value), cwd, stderr (writes to stderr); anything else echoes
+env:NAME (that variable's value), envcheck:NAME=VALUE (match or differ), cwd, stderr (writes to stderr); anything else echoes
 `LABEL:echo:VALUE`.
 """
 
@@ -121,6 +121,9 @@ def call(msg_id, name, args, meta):
         result = text("x" * (20 * 1024 * 1024))
     elif value.startswith("env:"):
         result = text(os.environ.get(value[4:], "(unset)"))
+    elif value.startswith("envcheck:"):  # envcheck:NAME=EXPECTED, without echoing a secret
+        name, _, expected = value[9:].partition("=")
+        result = text("match" if os.environ.get(name) == expected else "differ")
     elif value == "cwd":
         result = text(os.getcwd())
     elif value == "stderr":
