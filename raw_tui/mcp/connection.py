@@ -217,8 +217,10 @@ def _first(err: BaseException, kind: type) -> Any:
 def _kind(err: BaseException) -> str:
     """A short, secret-free description: the exception's type and an MCP error's code."""
     mcp_error = _first(err, MCPError)
+    if mcp_error is not None and _closed(mcp_error):
+        return "it closed the connection"
     if mcp_error is not None:
-        return f"MCP error {getattr(mcp_error, 'code', '?')}: {_closed(mcp_error) and 'connection closed' or 'refused'}"
+        return f"MCP error {getattr(mcp_error, 'code', '?')}"
     if isinstance(err, BaseExceptionGroup) and err.exceptions:
         return _kind(err.exceptions[0])
     return type(err).__name__

@@ -76,3 +76,18 @@ def test_streamable_http_server_through_call_and_a_headless_run(tmp_path, http_s
     assert (receipt["owner"], receipt["panel"], receipt["title"]) == ("mcp/web/panel", "board",
                                                                       "Board")
     assert "h-secret" not in proc.stdout + proc.stderr
+
+
+def test_sessions_show_has_the_mcp_calls(tmp_path):
+    from .mcp_kit import call_line, fixture_server
+
+    script = [call_line("fx", "echo", {"value": "stored"}), {"text": "ok"}]
+    path = mcp_config(tmp_path, {"fx": fixture_server()}, ["mcp/fx/echo"], script=script)
+    assert raw_tui("--config", str(path), "run", "go", cwd=tmp_path).returncode == 0
+    session_id = raw_tui("sessions", "list", cwd=tmp_path).stdout.split()[0]
+    shown = [json.loads(line) for line in
+             raw_tui("sessions", "show", session_id, cwd=tmp_path).stdout.splitlines()]
+    call = next(e for e in shown if e["type"] == "tool_call")
+    result = next(e for e in shown if e["type"] == "tool_result")
+    assert (call["identity"], call["name"]) == ("mcp/fx/echo", alias("fx", "echo"))
+    assert result["content"] == [{"type": "text", "text": "fx:echo:stored"}]
