@@ -81,19 +81,27 @@ def parse_mcp(value: Any, *, file: str | None) -> McpServers:
     out = McpServers()
     for name, entry in servers.items():
         where: list[str | int] = ["mcp", "servers", name]
-        if not re2.fullmatch(SERVER_NAME_PATTERN, name):
-            raise ConfigError("a server name must not be empty or hold / or spaces", file=file,
-                              path=json_path(where))
-        if not isinstance(entry, dict) or entry.get("transport") not in ("stdio",
-                                                                         "streamable-http"):
-            raise ConfigError('transport must be "stdio" or "streamable-http"', file=file,
-                              path=json_path(where + ["transport"]))
-        server = convert(entry, ServerConfig, where=where, file=file)
-        _check_server(server, where, file)
+        server = parse_server(name, entry, where=where, file=file)
         out.servers[name] = server
         out.declarations[name] = _declarations(server.panels, where + ["panels"], file,
                                                out.warnings)
     return out
+
+
+def parse_server(name: str, entry: Any, *, where: list | None = None,
+                 file: str | None = None) -> ServerConfig:
+    """One server entry (as in `mcp.servers`); ConfigError naming the path. ACP builds its
+    `session/new` servers with this, then `McpManager.add_servers`."""
+    where = where if where is not None else [name]
+    if not isinstance(name, str) or not re2.fullmatch(SERVER_NAME_PATTERN, name):
+        raise ConfigError("a server name must not be empty or hold / or spaces", file=file,
+                          path=json_path(where))
+    if not isinstance(entry, dict) or entry.get("transport") not in ("stdio", "streamable-http"):
+        raise ConfigError('transport must be "stdio" or "streamable-http"', file=file,
+                          path=json_path(where + ["transport"]))
+    server = convert(entry, ServerConfig, where=where, file=file)
+    _check_server(server, where, file)
+    return server
 
 
 def _check_server(server: ServerConfig, where: list, file: str | None) -> None:
