@@ -21,7 +21,7 @@ from ..errors import (PANEL_CLOSED_CONTEXT, PANEL_INVALID, PANEL_LIMIT, PANEL_NO
                       PANEL_RATE_LIMITED, PANEL_REVISION_CONFLICT, PANEL_UNDECLARED,
                       PANEL_UNKNOWN)
 from ..frozen import freeze
-from .declaration import PanelDeclaration
+from .declaration import PanelDeclaration, implicit_declaration
 from .document import check_size, checked_document, copy_json, validate_document
 from .errors import Invalid, PanelError, pointer
 from .fields import is_panel_id, utf8_clip
@@ -346,7 +346,7 @@ class CallPanels:
             raise PanelError(PANEL_NOT_OWNED, f"panel {panel} belongs to {owner}; "
                                               f"{self.owner} may only update its own panels")
         if panel_id not in self.declarations and self.implicit and is_panel_id(panel_id):
-            declaration = PanelDeclaration(id=panel_id, title=panel_id)
+            declaration = implicit_declaration(panel_id, self.owner)
             self.declarations[panel_id] = declaration
             self.host.declare(self.owner, declaration)
         if panel_id not in self.declarations:
