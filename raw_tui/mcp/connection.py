@@ -78,8 +78,12 @@ class Connection:
             raise
 
     async def close(self) -> None:
-        """End the connection (and a stdio server's process tree); waits for the owner."""
+        """End the connection (and a stdio server's process tree); waits for the owner. A
+        server still starting is not waited for: its owner is cancelled (its clean-up, the
+        process tree's end included, still runs)."""
         self._closing.set()
+        if self._owner is not None and self._ready is not None and not self._ready.done():
+            self._owner.cancel()
         if self._owner is not None and not self._owner.done():
             try:
                 await asyncio.shield(self._owner)

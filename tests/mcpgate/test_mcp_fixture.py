@@ -294,3 +294,23 @@ async def test_declared_mcp_panels_refuse_undeclared_ids(tmp_path):
     texts = [b["text"] for b in results(h)[0].content]
     assert texts[0] == "panel sent"
     assert texts[1].startswith("panel other update rejected: panel_undeclared")
+
+
+async def test_closing_while_a_server_starts_does_not_wait_for_its_timeout(tmp_path):
+    pid_file = tmp_path / "hang.pid"
+    server = {**fixture_server(MCP_MODE="hang", MCP_PID_FILE=str(pid_file)), "timeout_ms": 60000}
+    h = mcp_session(tmp_path, {"fx": server}, [ECHO], [{"text": "x"}], interactive=True)
+    await h.session.open()
+    for _ in range(400):  # until the server runs (the SDK imports first)
+        if pid_file.exists() and pid_file.read_text():
+            break
+        await asyncio.sleep(0.025)
+    pid = int(pid_file.read_text())
+    try:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        await h.session.close()
+        assert loop.time() - start < 10
+        assert not alive(pid)
+    finally:
+        kill_quietly(pid)
