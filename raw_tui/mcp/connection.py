@@ -26,18 +26,9 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import PaginatedRequestParams
 
 from .config import HttpServer, MissingVariable, ServerConfig, StdioServer, expand
-from .results import MCP_CALL_ERROR
+from .results import McpFailure
 
 Progress = Callable[[float, float | None, str | None], None]
-
-
-class McpFailure(Exception):
-    """A connection or call failure whose text names only the server (never a URL, a header
-    or an environment value)."""
-
-    def __init__(self, message: str, *, code: str = MCP_CALL_ERROR, timed_out: bool = False):
-        super().__init__(message)
-        self.code, self.message, self.timed_out = code, message, timed_out
 
 
 @dataclass

@@ -30,6 +30,15 @@ RESULT_TOO_LARGE = "result_too_large"
 MCP_CALL_ERROR = "mcp_call_error"
 
 
+class McpFailure(Exception):
+    """A connection or call failure whose text names only the server (never a URL, a header
+    or an environment value)."""
+
+    def __init__(self, message: str, *, code: str = MCP_CALL_ERROR, timed_out: bool = False):
+        super().__init__(message)
+        self.code, self.message, self.timed_out = code, message, timed_out
+
+
 def map_result(server: str, wire: dict[str, Any]) -> ToolResult:
     """The tool result for one MCP result."""
     blocks = wire.get("content") or []

@@ -13,6 +13,7 @@ from typing import Any
 from ..frozen import thaw
 from ..tools.result import ToolResult, error_result
 from .config import alias, split_identity
+from .results import McpFailure, map_result
 
 DEFAULT_DESCRIPTION = "MCP tool"
 
@@ -69,9 +70,6 @@ class McpTool:
 
     async def call(self, arguments: Any, ctx: Any) -> ToolResult:
         """Step 7 for an MCP tool: tools/call, its result mapped (DECISIONS.md §10)."""
-        from .connection import McpFailure
-        from .results import map_result
-
         if self.connection is None:
             return error_result("mcp_call_error", f"MCP call failed: {self.server}")
         try:

@@ -1,5 +1,5 @@
 """An MCP server built with the SDK's `MCPServer` (stdio by default; `http PORT` serves
-streamable HTTP on 127.0.0.1). Tools: `add`, `shout` (text only), `panel` (a `_meta` panel)."""
+streamable HTTP on 127.0.0.1). Tools: `add`, `shout`, `echo` (text only), `panel` (a `_meta` panel)."""
 
 import sys
 
@@ -17,6 +17,11 @@ def add(a: int, b: int) -> str:
 @app.tool(structured_output=False)
 def shout(text: str) -> str:
     return text.upper()
+
+
+@app.tool(structured_output=False)
+def echo(value: str) -> str:
+    return f"sdk:echo:{value}"
 
 
 @app.tool()
