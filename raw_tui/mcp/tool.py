@@ -34,6 +34,7 @@ class McpTool:
     effects_schema: None = None
     has_effects: bool = False
     has_validate_args: bool = False
+    has_preview: bool = False  # no approval preview: an MCP tool has no effects to show
     is_mcp: bool = True
 
     @classmethod

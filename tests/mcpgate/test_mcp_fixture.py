@@ -314,3 +314,21 @@ async def test_closing_while_a_server_starts_does_not_wait_for_its_timeout(tmp_p
         assert not alive(pid)
     finally:
         kill_quietly(pid)
+
+
+async def test_an_ask_rule_on_an_mcp_tool_asks_and_runs_once_approved(tmp_path):
+    from raw_tui import commands as cmd
+
+    rules = [{"match": "mcp/fx/*", "effect": "ask",
+              "when": {"source": "arguments", "any": "value", "regex": "^risky"}}]
+    lines = [call_line("fx", "echo", {"value": "risky one"})]
+    h = mcp_session(tmp_path, {"fx": fixture_server()}, [ECHO], lines, interactive=True,
+                    rules=rules)
+    await h.session.open()
+    turn = asyncio.create_task(h.session.run_turn("go"))
+    asked = await h.wait_for(ev.ApprovalRequest)
+    assert (asked.identity, asked.name) == (ECHO, alias("fx", "echo"))
+    await h.session.handle(cmd.ApprovalAnswer(call_id=asked.call_id, allow=True))
+    await turn
+    await h.session.close()
+    assert results(h)[0].content[0]["text"] == "fx:echo:risky one"
