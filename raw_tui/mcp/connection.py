@@ -61,6 +61,9 @@ class Connection:
         """Connect and discover within `timeout_ms`; McpFailure when the server cannot start."""
         loop = asyncio.get_running_loop()
         self._ready = loop.create_future()
+        # a failure nobody awaits any more (a start cancelled by a close) is no stray
+        # "exception never retrieved" line on the terminal
+        self._ready.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._owner = asyncio.create_task(self._own(), name=f"mcp:{self.name}")
         try:
             return await asyncio.shield(self._ready)
@@ -115,6 +118,7 @@ class Connection:
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         client = create_mcp_http_client(headers=expand(config.headers))
+        stack.push_async_callback(client.aclose)  # ours to close (the SDK closes only its own)
         return streamable_http_client(config.url, http_client=client)
 
     async def _discover(self, session: ClientSession) -> list[ListedTool]:
