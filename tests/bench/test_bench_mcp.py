@@ -119,7 +119,7 @@ def test_first_frame_with_two_stdio_servers_selected():
         argv = [str(RAW_TUI), "--no-detach"] if _has_no_detach() else [str(RAW_TUI)]
         first_frame_after(argv + ["--config", str(two)], root, env)  # warm
         ours, theirs = [], []
-        for _ in range(5):  # interleaved, best of each (this machine is noisy)
+        for _ in range(7):  # interleaved, best of each (this machine is noisy)
             ours.append(first_frame_after(argv + ["--config", str(two)], root, env)[0])
             theirs.append(first_frame_after(argv + ["--config", str(none)], root, env)[0])
     finally:
