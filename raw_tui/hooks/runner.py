@@ -4,7 +4,10 @@ No shell. The process runs from the hook's materialised snapshot with `cwd` = th
 leads its own process group (raw_tui.tools.procgroup), gets the payload and `\\n` on stdin
 (at most 1 MiB, else `input_too_large` without spawning), and may write at most 64 KiB on
 stdout and stderr together (else it is ended: `output_too_large`). On timeout, cancel or
-overflow: SIGTERM to the group and every descendant, SIGKILL 500 ms later.
+overflow: SIGTERM to the whole process tree (its group, its descendants, and whatever
+double-forked away: raw_tui.tools.proctree), SIGKILL 500 ms later. When the hook exits, what
+it left running has a cleanup window of 500 ms (CLEANUP_WINDOW_S) to end by itself; then
+the tree is ended the same way.
 
 | what happened | gate event | notification event |
 | --- | --- | --- |
@@ -42,6 +45,7 @@ from .response import InvalidOutput, parse_response
 MAX_INPUT_BYTES = 1024 * 1024
 MAX_OUTPUT_BYTES = 64 * 1024
 DENY_EXIT = 2
+CLEANUP_WINDOW_S = 0.5
 
 Outcome = Literal["continued", "denied", "error"]
 
@@ -116,7 +120,7 @@ async def _supervise(proc, data: bytes, timeout_s: float, gate: bool,
     try:
         status = await _wait_exit(proc, timeout_s, stop)
         if status == "exited":
-            await procgroup.finish_output(proc, readers, linger_s=0.25)
+            await _clean_up(proc, readers)
             reaped = asyncio.ensure_future(proc.wait())  # let the transport finish
             await asyncio.wait([reaped], timeout=procgroup.KILL_GRACE_S)
             reaped.cancel()
@@ -131,6 +135,16 @@ async def _supervise(proc, data: bytes, timeout_s: float, gate: bool,
             task.cancel()
     overflow = out.total + err.total > MAX_OUTPUT_BYTES
     return _decide(status, overflow, proc.returncode, bytes(out.head), bytes(err.head), gate, started)
+
+
+async def _clean_up(proc, readers: list[asyncio.Future]) -> None:
+    """The hook exited: read its output to the end and give what it left running the
+    cleanup window to end; then end the tree."""
+    window_ends = time.monotonic() + CLEANUP_WINDOW_S
+    _, pending = await asyncio.wait(readers, timeout=CLEANUP_WINDOW_S)
+    await procgroup.end_leftovers(proc, max(0.0, window_ends - time.monotonic()))
+    if pending:
+        await asyncio.wait(pending, timeout=procgroup.KILL_GRACE_S)
 
 
 async def _wait_exit(proc, timeout_s: float, stop: asyncio.Event) -> str:

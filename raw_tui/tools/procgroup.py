@@ -1,17 +1,18 @@
-"""Run one command in its own process group; end it with every descendant on timeout or cancel.
+"""Run one command in its own process group and tree; end the tree on timeout or cancel.
 
 Used by `builtin/bash` and the hook runner (DECISIONS.md §3 and §4):
 
-- the child starts a new session (`start_new_session=True`), so it leads its own process group;
+- the child starts a new session (`start_new_session=True`), so it leads its own process group,
+  and a new tree (raw_tui.tools.proctree: every process carrying its token, wherever it
+  double-forked to; raw-tui is a child subreaper and reaps those that re-parent to it);
 - stdin is `/dev/null` unless bytes are given; stdout (and stderr, merged or apart) are read
   as they come and only `cap` bytes are kept (the head, or the head and the tail);
 - on timeout, when `cancel` is set, or (with `limit_total`) when the output passes that many
-  bytes: SIGTERM to the group and to every descendant found in `/proc` (which also reaches
-  those that left the group with `setsid`), SIGKILL 500 ms later;
-- when the command exits but processes it left in its group still hold the output pipes open,
-  the group gets SIGTERM after `linger_s` seconds, SIGKILL 500 ms later (a background job
-  whose output was redirected elsewhere is left alone: it was detached on purpose; one that
-  left the group with `setsid` cannot be traced once its parent has exited);
+  bytes: SIGTERM to the whole tree, SIGKILL 500 ms later;
+- when the command exits but processes it left still hold the output pipes open, those
+  (found by their open files, in or out of the group) get SIGTERM after `linger_s` seconds,
+  SIGKILL 500 ms later; a background process whose output goes elsewhere is kept (detached
+  on purpose: `nohup server >log 2>&1 &`) — `end_leftovers` ends those too, for hooks;
 - if the awaiting task itself is cancelled, the tree is ended the same way before the
   cancellation goes on (SIGKILL at once if that is interrupted again).
 
@@ -22,12 +23,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Literal
 
-KILL_GRACE_S = 0.5
+from .proctree import KILL_GRACE_S, Tree, become_subreaper, reap
+from . import proctree
+
 POLL_S = 0.02
 DEFAULT_CAP = 64 * 1024
 READ_CHUNK = 64 * 1024
@@ -83,99 +86,35 @@ class ProcResult:
 
 # ---------------------------------------------------------------------------- the kill step
 
-@dataclass(frozen=True)
-class ProcStat:
-    pid: int
-    state: bytes  # b"R", b"S", ..., b"Z" for a zombie
-    ppid: int
-    pgrp: int
-
-    @property
-    def live(self) -> bool:
-        return self.state not in (b"Z", b"X")
+_TREES: "weakref.WeakKeyDictionary[asyncio.subprocess.Process, Tree]" = \
+    weakref.WeakKeyDictionary()
 
 
-def proc_stat(pid: int) -> ProcStat | None:
-    """A process's state, parent and group from /proc/PID/stat; None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return None
-    # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-    fields = stat[stat.rfind(b")") + 2:].split()
-    try:
-        return ProcStat(pid, fields[0], int(fields[1]), int(fields[2]))
-    except (IndexError, ValueError):
-        return None
-
-
-def all_procs() -> list[ProcStat]:
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    found = (proc_stat(int(n)) for n in names if n.isdigit())
-    return [p for p in found if p is not None]
-
-
-def descendants(root: int) -> list[int]:
-    """Every process below `root`, found through the parent fields of /proc."""
-    children: dict[int, list[int]] = {}
-    for p in all_procs():
-        children.setdefault(p.ppid, []).append(p.pid)
-    found: list[int] = []
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def signal_tree(pgid: int, pids: list[int], sig: int) -> None:
-    """Send `sig` to the process group `pgid` and to each of `pids` (gone ones are skipped)."""
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-    for pid in pids:
-        try:
-            os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
-def tree_alive(pgid: int, pids: list[int]) -> bool:
-    """True while a member of group `pgid`, or one of `pids`, still runs (zombies do not:
-    an orphan's zombie waits for whoever adopted it to reap it)."""
-    wanted = set(pids)
-    return any(p.live and (p.pgrp == pgid or p.pid in wanted) for p in all_procs())
+def tree_of(proc: asyncio.subprocess.Process) -> Tree:
+    """The tree `proc` leads (one is made for a process started elsewhere)."""
+    tree = _TREES.get(proc)
+    if tree is None:
+        tree = _TREES[proc] = Tree()
+        tree.leader = proc.pid
+    return tree
 
 
 def kill_tree_now(proc: asyncio.subprocess.Process) -> None:
-    """SIGKILL the group led by `proc` and every descendant, without waiting."""
-    signal_tree(proc.pid, descendants(proc.pid), signal.SIGKILL)
+    """SIGKILL every process of `proc`'s tree, without waiting."""
+    tree = tree_of(proc)
+    tree.end_now()
+    tree.close()
 
 
 async def kill_tree(proc: asyncio.subprocess.Process, grace_s: float = KILL_GRACE_S) -> None:
-    """SIGTERM the group led by `proc` and every descendant; SIGKILL what is left after
-    `grace_s`. Returns when the leader has been reaped (at most `grace_s` after the SIGKILL).
-
-    Descendants are looked up while the leader still lives, so those that `setsid`'d away are
-    found as long as their parent chain reaches the leader."""
-    pgid = proc.pid
-    pids = descendants(pgid)
-    signal_tree(pgid, pids, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        if not tree_alive(pgid, pids):
-            break
-        await asyncio.sleep(POLL_S)
-    else:
-        pids = sorted(set(pids) | set(descendants(pgid)))
-        signal_tree(pgid, pids, signal.SIGKILL)
-    await reaped(proc, grace_s)
+    """SIGTERM every process of `proc`'s tree (raw_tui.tools.proctree: its group, its
+    descendants, and whatever carries its token, double-forked or not); SIGKILL what is
+    left after `grace_s` (0: at once). Returns when the leader has been reaped (at most
+    `grace_s` after the SIGKILL)."""
+    tree = tree_of(proc)
+    await tree.end(grace_s)
+    tree.close()
+    await reaped(proc, max(grace_s, KILL_GRACE_S))
 
 
 async def end_after_interrupt(proc: asyncio.subprocess.Process) -> None:
@@ -185,6 +124,30 @@ async def end_after_interrupt(proc: asyncio.subprocess.Process) -> None:
         await kill_tree(proc)
     except BaseException:
         kill_tree_now(proc)
+
+
+async def end_leftovers(proc: asyncio.subprocess.Process, window_s: float) -> bool:
+    """After the leader exited: give what it left running `window_s` seconds to end by
+    itself, then end it. True if something had to be ended."""
+    tree = tree_of(proc)
+    deadline = time.monotonic() + window_s
+    try:
+        while tree.members():
+            if time.monotonic() >= deadline:
+                await tree.end()
+                return True
+            await asyncio.sleep(POLL_S)
+        return False
+    finally:
+        tree.close()
+
+
+def keep_leftovers(proc: asyncio.subprocess.Process) -> None:
+    """After the leader exited normally: what it left running is kept (a daemon started on
+    purpose), watched only to be reaped when it ends."""
+    tree = tree_of(proc)
+    tree.members()
+    tree.close()
 
 
 # ---------------------------------------------------------------------------- the runner
@@ -217,16 +180,41 @@ async def feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
 
 async def spawn(argv: list[str], *, cwd: str | None, env: dict[str, str] | None,
                 stdin: bytes | None, merge_stderr: bool) -> asyncio.subprocess.Process:
-    """Start `argv` as the leader of a new session. Raises OSError when it cannot start."""
-    return await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
-        start_new_session=True,
-    )
+    """Start `argv` as the leader of a new session and of a new tree (raw-tui becomes a
+    child subreaper first). Raises OSError when it cannot start."""
+    become_subreaper()
+    reap()
+    tree = Tree()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=tree.env(env),
+            stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    except BaseException:
+        tree.close()
+        raise
+    tree.leader = proc.pid
+    proctree._LEADERS[proc.pid] = proc
+    _TREES[proc] = tree
+    return proc
+
+
+def pipe_inodes(proc: asyncio.subprocess.Process) -> set[int]:
+    """The inodes of `proc`'s stdout and stderr pipes (empty where asyncio hides them)."""
+    found = set()
+    transport = getattr(proc, "_transport", None)
+    for fd in (1, 2):
+        try:
+            pipe = transport.get_pipe_transport(fd).get_extra_info("pipe")
+            found.add(os.fstat(pipe.fileno()).st_ino)
+        except (AttributeError, OSError, ValueError):
+            continue
+    return found
 
 
 async def run(
@@ -268,6 +256,7 @@ async def run(
         ended = False
         if status == "exited":
             ended = await finish_output(proc, readers, linger_s)
+            keep_leftovers(proc)
         else:
             await kill_tree(proc)
             await asyncio.wait(readers, timeout=KILL_GRACE_S)
@@ -311,13 +300,10 @@ async def finish_output(proc: asyncio.subprocess.Process, readers: list[asyncio.
                         linger_s: float) -> bool:
     """After the leader exited: read to the end of output; if processes left in the group
     still hold the pipes after `linger_s`, end the group. True if it did."""
+    inodes = pipe_inodes(proc)
     _, pending = await asyncio.wait(readers, timeout=linger_s)
     if not pending:
         return False
-    pgid = proc.pid
-    signal_tree(pgid, [], signal.SIGTERM)
-    _, pending = await asyncio.wait(pending, timeout=KILL_GRACE_S)
-    if pending:
-        signal_tree(pgid, [], signal.SIGKILL)
-        await asyncio.wait(pending, timeout=KILL_GRACE_S)
+    await tree_of(proc).end_holders(inodes)
+    await asyncio.wait(pending, timeout=KILL_GRACE_S)
     return True

@@ -1,0 +1,96 @@
+"""bash ends every descendant of a command on timeout and cancel, even those that
+double-forked into a new session (they re-parent to raw-tui, a child subreaper), and reaps
+them; a daemon left by a command that exited normally, with its output elsewhere, is kept."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from builtin_tools import acall, bash, make_ctx  # noqa: F401 (fixtures)
+
+from raw_tui.errors import CANCELLED, TOOL_ERROR
+from raw_tui.frozen import freeze
+from raw_tui.tools import procgroup, proctree
+from tests.proctree_kit import kill_marked, marker, survivors, with_marker, zombie_children
+
+
+@pytest.fixture
+def mark():
+    value = marker()
+    yield value
+    kill_marked(value)
+
+
+def text(result) -> str:
+    return result["content"][0]["text"]
+
+
+async def started(mark: str, count: int = 1, timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while len(with_marker(mark)) < count:
+        assert loop.time() < deadline, "the background processes never started"
+        await asyncio.sleep(0.02)
+
+
+def double_fork(mark: str, redirect: str = "") -> str:
+    """A child that leaves the group and the session, its parent gone: no ancestry left."""
+    return f"(setsid sleep {mark} {redirect} &); (sleep {mark} {redirect} &)"
+
+
+async def test_timeout_ends_double_forked_setsid_children(bash, tmp_path, mark):
+    result = await acall(bash, {"commands": [
+        {"command": f"{double_fork(mark)}; sleep {mark}", "timeout_ms": 500}]}, tmp_path)
+    assert result["code"] == TOOL_ERROR and text(result).endswith("timed out after 500 ms")
+    assert survivors(mark) == []
+
+
+async def test_cancel_ends_double_forked_setsid_children(bash, tmp_path, mark):
+    ctx = make_ctx(tmp_path)
+    args = freeze({"commands": [{"command": f"{double_fork(mark, '>/dev/null 2>&1')}; "
+                                            f"sleep {mark}"}]})
+    task = asyncio.ensure_future(bash.module().handler(args, ctx))
+    await started(mark, 3)
+    ctx.cancelled.set()
+    result = await asyncio.wait_for(task, 5)
+    assert result["code"] == CANCELLED
+    assert survivors(mark) == []
+
+
+async def test_cancelling_the_task_ends_double_forked_children(bash, tmp_path, mark):
+    args = freeze({"commands": [{"command": f"{double_fork(mark)}; sleep {mark}"}]})
+    task = asyncio.ensure_future(bash.module().handler(args, make_ctx(tmp_path)))
+    await started(mark, 3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 5)
+    assert survivors(mark) == []
+
+
+async def test_setsid_leftover_holding_the_output_is_ended_after_exit(bash, tmp_path, mark):
+    result = await acall(bash, {"commands": [{"command": f"(setsid sleep {mark} &)"}]},
+                         tmp_path)
+    assert text(result).endswith("exit 0 (background processes still holding the output "
+                                 "were ended)")
+    assert survivors(mark) == []
+
+
+async def test_a_daemon_left_after_a_normal_exit_is_kept(bash, tmp_path, mark):
+    result = await acall(bash, {"commands": [
+        {"command": f"(setsid nohup sleep {mark} >/dev/null 2>&1 &)"}]}, tmp_path)
+    assert text(result).endswith("exit 0")
+    assert len(survivors(mark, settle_s=0)) == 1
+
+
+async def test_ended_orphans_are_reaped(bash, tmp_path, mark):
+    await acall(bash, {"commands": [
+        {"command": f"{double_fork(mark)}; sleep {mark}", "timeout_ms": 300}]}, tmp_path)
+    assert survivors(mark) == []
+    await asyncio.sleep(0.1)
+    assert zombie_children() == []
+
+
+async def test_raw_tui_is_a_child_subreaper(tmp_path):
+    await procgroup.run(["true"], cwd=str(tmp_path))
+    assert proctree.is_subreaper()
