@@ -1,9 +1,12 @@
-"""Awaiting something that a cancel signal (an `asyncio.Event`) may cut short."""
+"""Awaiting something that a cancel signal (an `asyncio.Event`) may cut short, and the
+process signals that ask for a stop."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable
+import signal
+from contextlib import contextmanager
+from typing import Any, Awaitable, Callable, Iterator
 
 
 class Cancelled(Exception):
@@ -40,3 +43,21 @@ async def unless_cancelled(awaitable: Awaitable[Any], cancel: asyncio.Event) -> 
             pass
         raise Cancelled
     return task.result()
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: an SSH drop
+
+
+@contextmanager
+def on_stop_signals(callback: Callable[[], None]) -> Iterator[None]:
+    """While inside, SIGINT, SIGTERM and SIGHUP call `callback` on the running loop (which
+    should cancel the work, so that it ends cleanly) instead of killing the process."""
+    loop = asyncio.get_running_loop()
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, callback)
+    try:
+        yield
+    finally:
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+

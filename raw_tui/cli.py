@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from .errors import HISTORY_ERROR, ConfigError, RawError, json_path
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a tool killed by the closed pipe would give
+EXIT_CANCELLED = 130
 
 VALUE_OPTIONS = ("--config", "--agent", "--model", "--cwd", "--resume")
 
@@ -122,7 +124,20 @@ def _command_named(argv: list[str]) -> str | None:
     return None
 
 
+def interrupt_on_stop_signals() -> None:
+    """SIGTERM and SIGHUP (an SSH drop) raise KeyboardInterrupt like SIGINT, so every command
+    ends through the same clean-up; `run`, `call` and the UI replace this with a handler on
+    their event loop that cancels the work (raw_tui.cancel.on_stop_signals)."""
+
+    def interrupt(signum, frame) -> None:
+        raise KeyboardInterrupt
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupt)
+
+
 def main(argv: list[str] | None = None) -> int:
+    interrupt_on_stop_signals()
     argv = sys.argv[1:] if argv is None else argv
     args = _parser(argv).parse_args(argv)
     for name, default in (("config", None), ("agent", None), ("model", None), ("cwd", None),
@@ -203,7 +218,7 @@ def _command(args) -> int:
         print(escape_controls(f"raw-tui: {err.message}"), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        return 130
+        return EXIT_CANCELLED
 
 
 def load(args) -> Any:
@@ -355,19 +370,27 @@ def cmd_call(args) -> int:
         return EXIT_CONFIG
     import asyncio
 
-    report = asyncio.run(_call(agent, config, args, arguments))
+    report, signalled = asyncio.run(_call(agent, config, args, arguments))
     print(json.dumps(config.redactor.json(report.to_json()), indent=2, ensure_ascii=False))
+    if signalled:
+        return EXIT_CANCELLED
     if report.outcome in ("ran", "would_run") and not report.result.isError:
         return EXIT_OK
     return EXIT_ERROR
 
 
 async def _call(agent, config, args, arguments):
+    """One dispatch, and whether a signal stopped it: SIGINT, SIGTERM and SIGHUP cancel it
+    (its report then says `cancelled`)."""
+    import asyncio
+
     from .approval import FixedApprover
     from .bus import Bus
+    from .cancel import on_stop_signals
     from .tools.dispatch import Dispatcher
 
     bus = Bus(config.redactor)
+    cancel = asyncio.Event()
     approver = FixedApprover(args.approve == "yes") if args.approve else None
     manager = None
     target = agent.tools.find(args.tool)
@@ -379,14 +402,16 @@ async def _call(agent, config, args, arguments):
         panels.register(target.identity, target.declarations)
     dispatcher = Dispatcher(agent, bus=bus, cwd=str(args.cwd_path), hooks=hooks,
                             approver=approver, panels=panels, interactions=None)
-    try:
-        return await dispatcher.dispatch(args.tool, arguments, call_id="call_cli",
-                                         dry_run=args.dry_run)
-    finally:
-        if hooks is not None:
-            hooks.close()
-        if manager is not None:
-            await manager.close()
+    with on_stop_signals(cancel.set):
+        try:
+            report = await dispatcher.dispatch(args.tool, arguments, call_id="call_cli",
+                                               cancel=cancel, dry_run=args.dry_run)
+            return report, cancel.is_set()
+        finally:
+            if hooks is not None:
+                hooks.close()
+            if manager is not None:
+                await manager.close()
 
 
 async def _start_mcp(agent, config, cwd: str, servers: list[str] | None = None):

@@ -2,18 +2,18 @@
 
 No approver (an `ask` rule gives approval_required) and no interaction surface
 (interaction_unavailable). Exit codes: 0 completed, 1 runtime error, 2 config, 3 max steps,
-130 cancelled (SIGINT, SIGTERM, or the reader of stdout went away).
+130 cancelled (SIGINT, SIGTERM, SIGHUP, or the reader of stdout went away).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import sys
 from typing import Callable
 
 from .. import bus as ev
+from ..cancel import on_stop_signals
 from .open import UnknownSession, open_session
 from .textout import TextPrinter
 
@@ -36,7 +36,7 @@ def cmd_run(args) -> int:
 
 
 class _Stop:
-    """A stop asked for (SIGINT, SIGTERM, stdout closed): cancels the running turn; one
+    """A stop asked for (SIGINT, SIGTERM, SIGHUP, stdout closed): cancels the running turn; one
     asked for before the turn started means the turn does not start."""
 
     def __init__(self) -> None:
@@ -63,7 +63,7 @@ class _Output:
             return
         try:
             self.write(event)
-        except BrokenPipeError:
+        except OSError:  # BrokenPipeError, or EIO from a terminal that hung up
             self.broken = True
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
@@ -91,20 +91,15 @@ async def _run(args, prompt: str) -> int:
     else:
         bus.subscribe(_Output(TextPrinter(out, sys.stderr), stop))
     session, _ = open_session(args, interactive=False, bus=bus)
-    loop = asyncio.get_running_loop()
-    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: the terminal went
-    for signum in stop_signals:                                   # away; end cleanly too
-        loop.add_signal_handler(signum, stop)
     outcome = None
-    try:
-        await session.open()
-        stop.session = session
-        if not stop.asked:
-            outcome = await session.run_turn(prompt, last=True)
-    finally:
-        await session.close()
-        for signum in stop_signals:
-            loop.remove_signal_handler(signum)
+    with on_stop_signals(stop):
+        try:
+            await session.open()
+            stop.session = session
+            if not stop.asked:
+                outcome = await session.run_turn(prompt, last=True)
+        finally:
+            await session.close()
     if outcome is None:
         return EXIT_CANCELLED
     if outcome.status in ("error", "max_steps") and outcome.message:

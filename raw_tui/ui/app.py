@@ -648,6 +648,9 @@ class RawApp(App):
 
 # the command line ---------------------------------------------------------------------------
 
+EXIT_SIGNALLED = 130
+
+
 def cmd_ui(args: Any) -> int:
     """Bare `raw-tui`: draw the app, open (or resume) the session right after its first
     frame, run until it quits; a session chosen in the palette is opened next, in a new
@@ -672,6 +675,7 @@ def cmd_ui(args: Any) -> int:
 
 async def _run_app(args: Any) -> "int | Resume":
     from ..bus import Bus
+    from ..cancel import on_stop_signals
     from .late_session import LateSession
 
     bus = Bus()
@@ -683,8 +687,15 @@ async def _run_app(args: Any) -> "int | Resume":
         return open_session(args, interactive=True, bus=bus)
 
     app = RawApp(late, opener=opener)
+    signalled: list[int] = []
+
+    def stop() -> None:  # SIGTERM, SIGHUP (an SSH drop), SIGINT from outside: end cleanly
+        signalled.append(EXIT_SIGNALLED)
+        app.exit(return_code=EXIT_SIGNALLED)
+
     try:
-        await app.run_async()
+        with on_stop_signals(stop):
+            await app.run_async()
     finally:
         if late.real is not None:
             await late.real.close()
@@ -693,6 +704,8 @@ async def _run_app(args: Any) -> "int | Resume":
                 store.close()
     if app.startup_error is not None:
         raise app.startup_error
+    if signalled:
+        return EXIT_SIGNALLED
     if isinstance(app.return_value, Resume):
         return app.return_value
     return app.return_code or 0
