@@ -1,7 +1,7 @@
 """The ACP agent: Raw's methods over raw-tui sessions (DECISIONS.md §11, MCP-ACP.md §2.1).
 
 `RawAgent` is the object the SDK's router calls, one method per ACP method. Sessions are
-made by an `open_session(cwd, *, session_id, history, forms, offload)` function (the command line
+made by an `open_session(cwd, *, session_id, history, forms)` function (the command line
 builds one from its options; tests give one with a scripted model), and driven only through
 their facade: commands in, bus events out (`bridge.SessionBridge`).
 """
@@ -146,7 +146,7 @@ class RawAgent:
                     history: list | None = None, replay: bool = False) -> SessionBridge:
         flags = self.flags or ClientFlags()
         session = self.open_session(cwd, session_id=session_id, history=history,
-                                    forms=flags.interactions, offload=False)
+                                    forms=flags.interactions)
         bridge = SessionBridge(session, self.conn, flags,
                                lambda panel: _declaration(session, panel))
         self.bridges[bridge.id] = bridge

@@ -65,10 +65,10 @@ async def serve(config, agent_config, protocol_in, protocol_out, *, store=None,
 
     store = store or HistoryStore()
 
-    def open_session(cwd: str, *, session_id=None, history=None, forms=False, offload=False):
+    def open_session(cwd: str, *, session_id=None, history=None, forms=False):
         return Session(config, session_agent(agent_config), cwd=cwd, store=store,
                        interactive=True,
-                       session_id=session_id, history=history, forms=forms, offload=offload)
+                       session_id=session_id, history=history, forms=forms)
 
     agent = RawAgent(open_session, store=store, version=__version__, flags=flags)
     reader, writer = await _streams(protocol_in, protocol_out, pending)

@@ -61,11 +61,10 @@ class Session:
     def __init__(self, config, agent, *, cwd: str, bus: ev.Bus | None = None, store=None,
                  interactive: bool = False, session_id: str | None = None,
                  history: list[ev.Event] | None = None, provider=None,
-                 forms: bool | None = None, offload: bool | None = None) -> None:
+                 forms: bool | None = None) -> None:
         """`forms`: someone can answer interaction requests (default: `interactive`); an
         ACP client that did not negotiate `interactions` approves calls but answers no form.
-        `offload`: plain handlers run in a worker thread (default: `interactive`, so a UI
-        never freezes; an ACP session runs them inline, as headless runs do)."""
+        (A tool's synchronous code always runs in a worker thread: raw_tui.tools.worker.)"""
         from ..panels.host import PanelHost
         from ..interactions import Interactions
 
@@ -116,9 +115,7 @@ class Session:
         self.watcher = None
         self.dispatcher = Dispatcher(agent, bus=self.bus, cwd=cwd, hooks=self.hooks,
                                      approver=self.approver, panels=self.panels,
-                                     interactions=self.interactions.for_call,
-                                     offload_plain_handlers=interactive if offload is None
-                                     else offload)
+                                     interactions=self.interactions.for_call)
         self.mcp = _mcp_manager(config, cwd, self._warn)
         self.mcp_warnings: list[str] = []
         self.mcp_status: dict[str, str] = {}  # identity -> found | missing | skipped

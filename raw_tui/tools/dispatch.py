@@ -10,6 +10,12 @@
 
 A failure at any step stops the call before the next. Each step is a method named after it;
 each failure is a `Stop` carrying the code and text of DECISIONS.md §3.
+
+The tool's synchronous code (`validate_args`, `describe_effects`, a plain `handler`) runs in a
+worker thread, never on the event loop, under `Deadlines` (5 s, 5 s, 600 s): past it the call
+stops with invalid_arguments / effects_error / tool_error; a cancel stops the wait at once
+(a plain handler gets 2 s to see `ctx.cancelled` and return). Code left running is said in
+a warning notice (raw_tui.tools.worker).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from ..contract.schema import first_error
 from ..frozen import freeze
 from ..jsonstrict import (json_problem, lone_surrogate_at, printable_path,
                           without_lone_surrogates)
-from . import approval_preview
+from . import approval_preview, worker
 from .context import ToolContext
 from .ports import CallInfo, NoHooks, PanelHost, ToolHooks
 from .registry import ToolSpec
@@ -79,6 +85,16 @@ class Stop(Exception):
     def __init__(self, stage: str, code: str, message: str) -> None:
         super().__init__(message)
         self.stage, self.code, self.message = stage, code, message
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """How long a tool's synchronous code may run (raw_tui.tools.worker)."""
+
+    validate_s: float = worker.VALIDATE_DEADLINE_S
+    effects_s: float = worker.EFFECTS_DEADLINE_S
+    handler_s: float = worker.HANDLER_DEADLINE_S
+    cancel_grace_s: float = worker.CANCEL_GRACE_S
 
 
 @dataclass
@@ -144,7 +160,7 @@ class Dispatcher:
                  hooks: ToolHooks | None = None, approver: Approver | None = None,
                  panels: PanelHost | None = None,
                  interactions: Callable[..., Any] | None = None,
-                 offload_plain_handlers: bool = False) -> None:
+                 deadlines: Deadlines | None = None) -> None:
         self.agent = agent
         self.bus = bus or ev.Bus()
         self.cwd = cwd
@@ -154,9 +170,9 @@ class Dispatcher:
         # (call_id=, turn_id=, cancel=, owner=, declarations=) -> ctx.interactions
         self.interactions = interactions
         self.max_output_bytes = agent.config.max_output_bytes
-        # Under a UI, plain handlers run in a worker thread so a slow one never freezes it
-        # (a thread hop costs ~0.1 ms a call; headless runs keep them inline).
-        self.offload_plain_handlers = offload_plain_handlers
+        # validate_args, describe_effects and plain handlers run in worker threads under
+        # these deadlines, never on the event loop
+        self.deadlines = deadlines or Deadlines()
         self.preview_deadline = approval_preview.DEADLINE_S
 
     async def dispatch(self, name: str, arguments: Any, *, call_id: str, source: str = "model",
@@ -168,8 +184,8 @@ class Dispatcher:
         call.report = report
         try:
             self.check_exposure(call)
-            self.validate_arguments(call)
-            self.prepare_effects(call)
+            await self.validate_arguments(call)
+            await self.prepare_effects(call)
             self._publish_call(call)
             self.evaluate_policy(call)
             await self.run_pre_tool_hooks(call)
@@ -197,7 +213,7 @@ class Dispatcher:
             raise Stop("exposure", E.TOOL_DENIED, f"tool denied: {tool.identity}")
 
     # 2 ------------------------------------------------------------------------------
-    def validate_arguments(self, call: _Call) -> None:
+    async def validate_arguments(self, call: _Call) -> None:
         call.report.stage = "validation"
         tool, args = call.tool, call.raw_arguments
         not_json = _not_json(args)  # not a JSON value at all: nothing else can judge it
@@ -207,7 +223,14 @@ class Dispatcher:
         if tool.has_validate_args:
             try:
                 validate = getattr(tool.module(), "validate_args", None)
-                custom = None if validate is None else validate(copy.deepcopy(args))
+                custom = None if validate is None else await self._tool_code(
+                    call, "validate_args", self.deadlines.validate_s, validate,
+                    copy.deepcopy(args))
+            except worker.Overdue as late:
+                raise Stop("validation", E.INVALID_ARGUMENTS,
+                           f"invalid arguments: validate_args {late}") from None
+            except Stop:
+                raise
             except Exception as err:  # a validator that raises rejects the call
                 custom = f"{type(err).__name__}: {err}"
             if custom is not None and not isinstance(custom, str):
@@ -223,14 +246,20 @@ class Dispatcher:
         call.arguments = frozen
 
     # 3 ------------------------------------------------------------------------------
-    def prepare_effects(self, call: _Call) -> None:
+    async def prepare_effects(self, call: _Call) -> None:
         call.report.stage = "effects"
         tool = call.tool
         if not tool.has_effects:
             return
         try:
-            value = tool.module().describe_effects(call.arguments,
-                                                   self._context(call, pure=True))
+            value = await self._tool_code(call, "describe_effects", self.deadlines.effects_s,
+                                          tool.module().describe_effects, call.arguments,
+                                          self._context(call, pure=True))
+        except worker.Overdue as late:
+            raise Stop("effects", E.EFFECTS_ERROR,
+                       f"cannot describe {tool.name}: describe_effects {late}") from None
+        except Stop:
+            raise
         except Exception as err:
             raise Stop("effects", E.EFFECTS_ERROR, f"cannot describe {tool.name}: {err}") from None
         if inspect.isawaitable(value):
@@ -331,17 +360,19 @@ class Dispatcher:
         try:
             try:
                 handler = tool.handler()
-                if self.offload_plain_handlers and not inspect.iscoroutinefunction(handler):
-                    # a plain handler cannot be interrupted (it may watch ctx.cancelled):
-                    # it is awaited to its end and its real outcome reported
-                    value = await asyncio.to_thread(handler, call.arguments, ctx)
-                else:
+                if inspect.iscoroutinefunction(handler):
                     value = handler(call.arguments, ctx)
+                else:  # off the loop; it may watch ctx.cancelled for CANCEL_GRACE_S
+                    value = await self._tool_code(call, "the handler", self.deadlines.handler_s,
+                                                  handler, call.arguments, ctx,
+                                                  grace_s=self.deadlines.cancel_grace_s)
                 if inspect.isawaitable(value):
                     value = await self._until_cancelled(call, value)
                 result = normalize(value)
             except Stop as stop:  # cancelled while it ran: it ran, and failed
                 result = error_result(stop.code, stop.message)
+            except worker.Overdue as late:
+                result = error_result(E.TOOL_ERROR, f"{tool.name} failed: the handler {late}")
             except Exception as err:
                 code = getattr(err, "code", None)
                 result = error_result(code if isinstance(code, str) else E.TOOL_ERROR,
@@ -422,6 +453,26 @@ class Dispatcher:
                         arguments=call.arguments, effects=call.effects,
                         has_effects=call.tool.has_effects, source=call.source,
                         turn_id=call.turn_id)
+
+    async def _tool_code(self, call: _Call, what: str, deadline_s: float, fn, *args: Any,
+                         grace_s: float = 0.0) -> Any:
+        """Run the tool's synchronous `fn` in a worker thread (raw_tui.tools.worker): its
+        value, `worker.Overdue` after `deadline_s`, or a `cancelled` Stop. Code left running
+        is said in a warning notice."""
+        try:
+            return await worker.run_in_worker(fn, *args, deadline_s=deadline_s,
+                                              cancel=call.cancel, grace_s=grace_s)
+        except worker.Overdue as late:
+            self._left_running(call, what, str(late))
+            raise
+        except Cancelled:
+            self._left_running(call, what, "was cancelled")
+            raise Stop(call.report.stage, E.CANCELLED, "cancelled") from None
+
+    def _left_running(self, call: _Call, what: str, why: str) -> None:
+        self.bus.publish(ev.Notice(
+            level="warning", message=f"{call.tool.name}: {what} {why} and is left running in "
+            f"its thread ({worker.stuck()} left running)", **self._turn(call)))
 
     def _check_cancel(self, call: _Call) -> None:
         if call.cancel.is_set():

@@ -110,13 +110,12 @@ async def rig(tmp_path: Path, lines: list[Any] | Callable[[], list[Any]] = (), *
     work.mkdir(parents=True, exist_ok=True)
     models: list[RecordingModel] = []
 
-    def open_session(cwd, *, session_id=None, history=None, forms=False, offload=False):
+    def open_session(cwd, *, session_id=None, history=None, forms=False):
         model = RecordingModel(list(lines() if callable(lines) else lines), delay_ms=delay_ms)
         models.append(model)
         return Session(config, session_agent(config.agent()), cwd=cwd, store=store,
                        interactive=True,
-                       session_id=session_id, history=history, provider=model, forms=forms,
-                       offload=offload)
+                       session_id=session_id, history=history, provider=model, forms=forms)
 
     agent = RawAgent(open_session, store=store, version="test")
     client = client or RecordingClient()

@@ -312,7 +312,7 @@ async def test_a_slow_plain_handler_does_not_freeze_the_event_loop(tmp_path):
     ''')
     write_config(cfg, {"tools": {"use": ["agent/sleepy"]}})
     agent = load_config(str(cfg / "raw.json"), cwd=tmp_path).agent()
-    d, _ = make(agent, tmp_path, offload_plain_handlers=True)  # as under the UI
+    d, _ = make(agent, tmp_path)  # under the UI and headless alike
     ticks = 0
 
     async def ticker():

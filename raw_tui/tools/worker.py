@@ -1,0 +1,168 @@
+"""Tool code that may never return, run off the event loop under a deadline.
+
+`validate_args`, `describe_effects` and plain (non-`async`) handlers are a tool author's
+synchronous code: one that spins or blocks must not freeze the event loop (SIGINT, Esc and
+the screen keep working) and must not hold the call for ever. Each runs in a daemon worker
+thread; the caller awaits it until it returns, its deadline passes (`Overdue`) or the call
+is cancelled (`Cancelled`, after `grace_s` for the code to see `ctx.cancelled` and return).
+
+A thread cannot be killed. One whose caller stopped waiting is *abandoned*: it runs on,
+counted in `stuck()` until it returns (the dispatcher says so in a warning notice), and it
+never holds up raw-tui's exit (daemon threads). Workers are reused, so a call costs a hand-off,
+not a new thread; an abandoned worker is replaced by a new one when one is needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from typing import Any, Callable
+
+from ..cancel import Cancelled
+
+VALIDATE_DEADLINE_S = 5.0  # validate_args
+EFFECTS_DEADLINE_S = 5.0  # describe_effects
+HANDLER_DEADLINE_S = 600.0  # a plain handler (bash's longest command timeout)
+CANCEL_GRACE_S = 2.0  # a plain handler's time to return after a cancel
+QUICK_S = 0.002  # quick code is awaited without a round trip through the event loop
+
+
+class Overdue(Exception):
+    """The code did not return within its deadline (it was abandoned)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"did not return within {seconds:g} s")
+        self.seconds = seconds
+
+
+class _Job:
+    __slots__ = ("fn", "args", "lock", "finished", "done", "value", "error", "loop",
+                 "future", "abandoned")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.fn, self.args = fn, args
+        self.lock = threading.Lock()
+        self.finished = False
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.future: asyncio.Future | None = None
+        self.abandoned = False
+
+    def run(self) -> None:
+        try:
+            self.value = self.fn(*self.args)
+        except BaseException as err:  # handed to the caller as it is
+            self.error = err
+        with self.lock:
+            self.finished = True
+            loop, future, abandoned = self.loop, self.future, self.abandoned
+        self.done.set()
+        if abandoned:
+            _Pool.returned()
+        elif future is not None:
+            try:
+                loop.call_soon_threadsafe(_settle, future)
+            except RuntimeError:  # the loop is closed: nobody waits any more
+                pass
+
+    def outcome(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+    def abandon(self) -> bool:
+        """Stop waiting; True if the code is still running (it is then counted stuck)."""
+        with self.lock:
+            if self.finished:
+                return False
+            self.abandoned = True
+        _Pool.left()
+        return True
+
+
+def _settle(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class _Pool:
+    """Daemon worker threads taking jobs from one queue; a new one starts when none is idle."""
+
+    jobs: queue.SimpleQueue = queue.SimpleQueue()
+    lock = threading.Lock()
+    idle = 0
+    stuck = 0
+
+    @classmethod
+    def submit(cls, job: _Job) -> None:
+        with cls.lock:
+            start = cls.idle == 0
+            if not start:
+                cls.idle -= 1
+        if start:
+            threading.Thread(target=cls._work, name="raw-tui tool code", daemon=True).start()
+        cls.jobs.put(job)
+
+    @classmethod
+    def _work(cls) -> None:
+        while True:
+            job = cls.jobs.get()
+            job.run()
+            with cls.lock:
+                cls.idle += 1
+
+    @classmethod
+    def left(cls) -> None:
+        with cls.lock:
+            cls.stuck += 1
+
+    @classmethod
+    def returned(cls) -> None:
+        with cls.lock:
+            cls.stuck -= 1
+
+
+def stuck() -> int:
+    """How many abandoned calls are still running in their threads."""
+    return _Pool.stuck
+
+
+async def run_in_worker(fn: Callable[..., Any], *args: Any, deadline_s: float | None,
+                        cancel: asyncio.Event | None = None, grace_s: float = 0.0) -> Any:
+    """`fn(*args)` in a worker thread: its value (or its exception), `Overdue` after
+    `deadline_s`, or `Cancelled` when `cancel` is set and `fn` has not returned `grace_s`
+    later. If the awaiting task is cancelled, `fn` is abandoned and the cancellation goes on."""
+    job = _Job(fn, args)
+    _Pool.submit(job)
+    if job.done.wait(QUICK_S):  # blocks the loop for at most QUICK_S
+        return job.outcome()
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+    with job.lock:
+        job.loop, job.future = loop, future
+        finished = job.finished
+    if finished:
+        return job.outcome()
+    waits: set[asyncio.Future] = {future}
+    cancelled = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
+    if cancelled is not None:
+        waits.add(cancelled)
+    try:
+        done, _ = await asyncio.wait(waits, timeout=deadline_s,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if future not in done and cancelled is not None and cancelled in done and grace_s > 0:
+            await asyncio.wait({future}, timeout=grace_s)
+    except BaseException:
+        job.abandon()
+        raise
+    finally:
+        if cancelled is not None:
+            cancelled.cancel()
+    if job.abandon():
+        if cancel is not None and cancel.is_set():
+            raise Cancelled
+        raise Overdue(deadline_s or 0.0)
+    return job.outcome()
