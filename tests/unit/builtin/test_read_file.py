@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import time
+import tracemalloc
+
 import pytest
 from builtin_tools import call, read_file, validation_error  # noqa: F401 (fixtures)
 
@@ -64,3 +68,50 @@ def test_errors_raise(read_file, tmp_path, setup, exc, words):
 def test_invalid_arguments(read_file, args, words):
     message = validation_error(read_file, args)
     assert message is not None and words in message, message
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda p: os.mkfifo(p), "a FIFO"),
+    (lambda p: os.symlink("/dev/zero", p), "a character device"),
+    (lambda p: os.symlink("/dev/null", p), "a character device"),
+])
+def test_fifos_and_devices_are_refused_before_reading(read_file, tmp_path, make, kind):
+    make(tmp_path / "special")
+    started = time.monotonic()
+    with pytest.raises(ValueError, match=f"is not a regular file \\({kind}\\)"):
+        call(read_file, {"path": "special"}, tmp_path)
+    assert time.monotonic() - started < 2  # a FIFO without a writer did not block the open
+
+
+def test_a_huge_file_is_read_only_as_far_as_the_lines_shown(read_file, tmp_path):
+    big = tmp_path / "big.log"
+    with open(big, "wb") as f:
+        f.write(b"".join(b"line %d\n" % i for i in range(1, 1001)))
+        f.truncate(2 * 1024**3)  # 2 GiB: the rest is a hole of NUL bytes
+    tracemalloc.start()
+    try:
+        out = call(read_file, {"path": "big.log", "offset": 5, "limit": 3}, tmp_path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert out == "5\tline 5\n6\tline 6\n7\tline 7\n[lines 5-7; continue with offset=8]"
+    assert peak < 8 * 1024 * 1024
+
+
+def test_one_endless_line_is_clipped_in_bounded_memory(read_file, tmp_path):
+    (tmp_path / "one.txt").write_bytes(b"z" * (6 * 1024 * 1024) + b"\nnext\n")
+    tracemalloc.start()
+    try:
+        out = call(read_file, {"path": "one.txt"}, tmp_path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    first, second = out.split("\n")
+    assert first.endswith(f"… [line cut: {6 * 1024 * 1024} chars]") and second == "2\tnext"
+    assert peak < 2 * 1024 * 1024
+
+
+def test_a_cut_through_a_multibyte_character_is_not_an_error(read_file, tmp_path):
+    (tmp_path / "u.txt").write_text("é" * 5000 + "\n")
+    out = call(read_file, {"path": "u.txt"}, tmp_path)
+    assert out.endswith("… [line cut: 5000 chars]")

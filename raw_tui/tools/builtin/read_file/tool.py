@@ -8,8 +8,14 @@ stays under the output budget (the agent's `max_output_bytes` when the context c
 else 8 KiB, less room for the note); when lines are left out, a last line says which and the
 `offset` that continues.
 
-Errors raise (dispatch makes them `read_file failed: MSG`): no such file, a directory, not
-UTF-8 text (a NUL byte or invalid UTF-8), an offset past the end.
+The file is read only as far as the lines shown (plus up to 1 MiB to count the lines it has;
+past that the note gives no total), in 64 KiB chunks, a line kept to its first 8 KiB: a 2 GiB
+file costs no more memory than a small one. FIFOs, devices and sockets are refused before any
+read (`/dev/zero` is never read).
+
+Errors raise (dispatch makes them `read_file failed: MSG`): no such file, a directory, not a
+regular file, not UTF-8 text (a NUL byte in the first 8 KiB or in a line shown, or invalid
+UTF-8 in a line shown), an offset past the end.
 """
 
 from __future__ import annotations
@@ -17,12 +23,17 @@ from __future__ import annotations
 from raw_tui.tools.strict import strict_error
 
 import os
-from typing import Any
+import stat
+from typing import Any, BinaryIO, Iterator
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 DEFAULT_BUDGET = 8192
 NOTE_ROOM = 160
+READ_CHUNK = 64 * 1024
+CLIP_BYTES = MAX_LINE_CHARS * 4 + 4  # enough bytes for MAX_LINE_CHARS characters
+COUNT_BYTES = 1024 * 1024  # how far past the shown lines the file is read to count its lines
+UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
 
 
 def validate_args(args: Any) -> str | None:
@@ -43,69 +54,146 @@ def validate_args(args: Any) -> str | None:
 
 def handler(args: Any, ctx: Any) -> str:
     path = os.path.normpath(os.path.join(ctx.cwd, args["path"]))
-    data = read_bytes(path)
-    text = decode(data, path)
     offset = args.get("offset", 1)
     limit = args.get("limit", DEFAULT_LIMIT)
     budget = ctx.max_output_bytes or DEFAULT_BUDGET
     budget = max(512, budget) - NOTE_ROOM
-    return render(split_lines(text), offset, limit, budget)
+    with open_regular(path) as handle:
+        return render(path, handle, offset, limit, budget)
 
 
-def read_bytes(path: str) -> bytes:
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"{path} is a directory")
+def open_regular(path: str) -> BinaryIO:
+    """The file opened for reading; FIFOs, devices and sockets are refused before any read
+    (opened with O_NONBLOCK, so a FIFO without a writer does not block the open)."""
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise FileNotFoundError(f"no such file: {path}") from None
     except PermissionError:
         raise PermissionError(f"permission denied: {path}") from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"{path} is a directory") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(f"{path} is a directory")
+        raise ValueError(f"{path} is not a regular file ({kind_of(mode)}): not read")
+    return os.fdopen(fd, "rb")
 
 
-def decode(data: bytes, path: str) -> str:
-    if b"\0" in data[:8192]:
+def kind_of(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+class RawLines:
+    """Each line (split on `\\n`) as its first CLIP_BYTES bytes and how many characters
+    were dropped after them; a final newline does not start another line. Memory stays
+    bounded whatever the file holds (one chunk and one clipped line). Reading stops, and
+    `stopped` is set, once more than `stop_at` bytes were read (None: no limit)."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.stop_at: int | None = None
+        self.stopped = False
+
+    def __iter__(self) -> Iterator[tuple[bytes, int]]:
+        part = bytearray()
+        dropped = 0
+        while chunk := self.handle.read(READ_CHUNK):
+            start = 0
+            while (end := chunk.find(b"\n", start)) >= 0:
+                dropped += keep(part, chunk[start:end])
+                yield bytes(part), dropped
+                part.clear()
+                dropped = 0
+                start = end + 1
+            dropped += keep(part, chunk[start:])
+            if self.stop_at is not None and self.handle.tell() > self.stop_at:
+                self.stopped = True
+                return
+        if part or dropped:
+            yield bytes(part), dropped
+
+
+def keep(part: bytearray, data: bytes) -> int:
+    """Add `data` to the line `part` up to CLIP_BYTES; the characters left out."""
+    room = CLIP_BYTES - len(part)
+    if room >= len(data):
+        part += data
+        return 0
+    if room > 0:
+        part += data[:room]
+        data = data[room:]
+    return len(data.translate(None, UTF8_CONTINUATION))
+
+
+def decode_line(raw: bytes, dropped: int, path: str, number: int) -> str:
+    if b"\0" in raw:
         raise ValueError(f"{path} is a binary file")
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not UTF-8 text") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if not dropped or err.start < len(raw) - 3:
+            raise ValueError(f"{path} is not UTF-8 text (line {number})") from None
+        text = raw[:err.start].decode("utf-8")  # the clip cut a character in two
+        dropped += 1
+    if text.endswith("\r") and not dropped:
+        text = text[:-1]
+    return clip_line(text, len(text) + dropped)
 
 
-def split_lines(text: str) -> list[str]:
-    """The file's lines without their `\\n`; a final newline does not start another line."""
-    if not text:
-        return []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
-
-
-def render(lines: list[str], offset: int, limit: int, budget: int) -> str:
-    total = len(lines)
-    if total == 0:
-        return "(empty file)"
-    if offset > total:
-        raise ValueError(f"offset {offset} is past the end: the file has {total} lines")
+def render(path: str, handle: BinaryIO, offset: int, limit: int, budget: int) -> str:
+    """Lines `offset`… as `N<TAB>text` within `limit` and `budget`, reading the file only as
+    far as needed (and up to COUNT_BYTES more to say how many lines it has)."""
+    head = handle.peek(8192)[:8192] if hasattr(handle, "peek") else b""
+    if b"\0" in head:
+        raise ValueError(f"{path} is a binary file")
     out: list[str] = []
     used = 0
-    last = offset - 1
-    for number in range(offset, min(total, offset - 1 + limit) + 1):
-        line = f"{number}\t{clip_line(lines[number - 1])}"
+    number = 0
+    more = False
+    reader = RawLines(handle)
+    lines = iter(reader)
+    for raw, dropped in lines:
+        number += 1
+        if number < offset:
+            continue
+        if len(out) >= limit:
+            more = True
+            break
+        line = f"{number}\t{decode_line(raw, dropped, path, number)}"
         size = len(line.encode()) + 1
         if out and used + size > budget:
+            more = True
             break
         out.append(line)
         used += size
-        last = number
-    if last < total:
-        out.append(f"[lines {offset}-{last} of {total}; continue with offset={last + 1}]")
+    total = number if not more else count_rest(reader, lines, number)
+    if number == 0:
+        return "(empty file)"
+    if not out:
+        raise ValueError(f"offset {offset} is past the end: the file has {number} lines")
+    last = offset + len(out) - 1
+    if more:
+        of = f" of {total}" if total is not None else ""
+        out.append(f"[lines {offset}-{last}{of}; continue with offset={last + 1}]")
     return "\n".join(out)
 
 
-def clip_line(line: str) -> str:
-    if len(line) <= MAX_LINE_CHARS:
+def count_rest(reader: RawLines, lines: Iterator[tuple[bytes, int]], seen: int) -> int | None:
+    """How many lines the file has, when it ends within COUNT_BYTES from here; else None."""
+    reader.stop_at = reader.handle.tell() + COUNT_BYTES
+    seen += sum(1 for _ in lines)
+    return None if reader.stopped else seen
+
+
+def clip_line(line: str, chars: int) -> str:
+    """The line cut to MAX_LINE_CHARS characters; `chars` is its whole length."""
+    if chars <= MAX_LINE_CHARS:
         return line
-    return f"{line[:MAX_LINE_CHARS]}… [line cut: {len(line)} chars]"
+    return f"{line[:MAX_LINE_CHARS]}… [line cut: {chars} chars]"
