@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from raw_tui.frozen import freeze  # noqa: E402
 from raw_tui.hooks import load_hooks, run_hook  # noqa: E402
 from raw_tui.tools.context import ToolContext  # noqa: E402
+from raw_tui.tools.proctree import all_procs  # noqa: E402
 from raw_tui.tools.registry import BUILTIN_DIR, load_tool  # noqa: E402
 
 PAYLOAD = b'{"protocol_version":2,"event":"PreToolUse","cwd":"/"}'
@@ -65,16 +66,8 @@ def live_marked(mark: str) -> list[int]:
 
 
 def zombie_children() -> int:
-    me, count = os.getpid(), 0
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                stat = Path(f"/proc/{name}/stat").read_bytes()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(b")") + 2:].split()
-            count += fields[0] == b"Z" and int(fields[1]) == me
-    return count
+    me = os.getpid()
+    return sum(p.state == b"Z" and p.ppid == me for p in all_procs())
 
 
 async def bash_case(tool, work: Path, command: str, kind: str, rng: random.Random) -> str:

@@ -8,6 +8,8 @@ import random
 import signal
 import time
 
+from raw_tui.tools.proctree import all_procs
+
 
 def marker() -> str:
     """A `sleep` duration no other test uses: `sleep {marker}` is findable in /proc."""
@@ -60,16 +62,4 @@ def kill_marked(mark: str) -> None:
 def zombie_children() -> list[int]:
     """Zombies whose parent is this process (orphans adopted and never reaped)."""
     me = os.getpid()
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()
-        if fields[0] == b"Z" and int(fields[1]) == me:
-            found.append(int(name))
-    return found
+    return [p.pid for p in all_procs() if p.state == b"Z" and p.ppid == me]

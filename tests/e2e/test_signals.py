@@ -18,6 +18,7 @@ import pytest
 from tests.e2e.test_run_headless import run_end, script
 from tests.engine.hooks.hookkit import write_hook
 from tests.helpers import raw_tui, write_config
+from raw_tui.tools.proctree import all_procs
 from tests.proctree_kit import kill_marked, marker, survivors, with_marker
 
 SIGNALS = [signal.SIGHUP, signal.SIGTERM, signal.SIGINT]
@@ -56,12 +57,11 @@ def wait_started(mark: str, count: int = 3, timeout: float = 30) -> None:
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
-def test_a_signal_ends_run_cleanly(tmp_path, mark, sig):
-    cfg, work, env = setup(tmp_path, mark)
+def signal_midway(cfg: Path, work: Path, env: dict, mark: str, sig: int, *command: str):
+    """Start `raw-tui COMMAND…`, send `sig` once the long command runs; (proc, out, err)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "raw_tui.cli", "--config", str(cfg / "raw.json"), "--cwd",
-         str(work), "run", "go", "--output", "jsonl"],
+         str(work), *command],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         wait_started(mark)
@@ -69,6 +69,13 @@ def test_a_signal_ends_run_cleanly(tmp_path, mark, sig):
         out, err = proc.communicate(timeout=30)
     finally:
         proc.kill()
+    return proc, out, err
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_a_signal_ends_run_cleanly(tmp_path, mark, sig):
+    cfg, work, env = setup(tmp_path, mark)
+    proc, out, err = signal_midway(cfg, work, env, mark, sig, "run", "go", "--output", "jsonl")
     events = [json.loads(line) for line in out.splitlines()]
     assert proc.returncode == 130, err
     assert run_end(events)["status"] == "cancelled"
@@ -90,16 +97,7 @@ def test_a_signal_ends_run_cleanly(tmp_path, mark, sig):
 def test_a_signal_ends_call_cleanly(tmp_path, mark, sig):
     cfg, work, env = setup(tmp_path, mark)
     args = json.dumps({"commands": [{"command": long_command(mark)}]})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "raw_tui.cli", "--config", str(cfg / "raw.json"), "--cwd",
-         str(work), "call", "bash", "--args", args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        wait_started(mark)
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
+    proc, out, err = signal_midway(cfg, work, env, mark, sig, "call", "bash", "--args", args)
     assert proc.returncode == 130, err
     report = json.loads(out)
     assert report["outcome"] == "ran" and report["result"]["code"] == "cancelled"
@@ -108,16 +106,7 @@ def test_a_signal_ends_call_cleanly(tmp_path, mark, sig):
 
 
 def children_of(pid: int) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                stat = Path(f"/proc/{name}/stat").read_bytes()
-            except OSError:
-                continue
-            if int(stat[stat.rfind(b")") + 2:].split()[1]) == pid:
-                found.append(int(name))
-    return found
+    return [p.pid for p in all_procs() if p.ppid == pid and p.live]
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

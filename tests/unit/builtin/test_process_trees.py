@@ -84,11 +84,16 @@ async def test_a_daemon_left_after_a_normal_exit_is_kept(bash, tmp_path, mark):
 
 
 async def test_ended_orphans_are_reaped(bash, tmp_path, mark):
-    await acall(bash, {"commands": [
-        {"command": f"{double_fork(mark)}; sleep {mark}", "timeout_ms": 300}]}, tmp_path)
+    ctx = make_ctx(tmp_path)
+    args = freeze({"commands": [{"command": f"{double_fork(mark)}; sleep {mark}"}]})
+    task = asyncio.ensure_future(bash.module().handler(args, ctx))
+    await started(mark, 3)
+    pids = with_marker(mark)
+    ctx.cancelled.set()
+    await asyncio.wait_for(task, 5)
     assert survivors(mark) == []
     await asyncio.sleep(0.1)
-    assert zombie_children() == []
+    assert [pid for pid in zombie_children() if pid in pids] == []
 
 
 async def test_raw_tui_is_a_child_subreaper(tmp_path):

@@ -3,8 +3,11 @@
 Arguments `{commands: [{command, timeout_ms?}]}`, 1–16 commands. Each runs as
 `bash -c COMMAND` in `ctx.cwd`, in a new process group, stdin `/dev/null`, stdout and stderr
 merged (raw_tui.tools.procgroup). `timeout_ms` defaults to 120000, at most 600000. On a
-timeout, or when `ctx.cancelled` is set, the group and every descendant get SIGTERM, then
-SIGKILL 500 ms later. Commands do not share a shell: `cd` or variables do not carry over.
+timeout, or when `ctx.cancelled` is set, every process the command started (its group, its
+descendants, and those that double-forked into a new session) gets SIGTERM, then SIGKILL
+500 ms later. After a normal exit, processes still holding the output are ended; a daemon
+whose output goes elsewhere is kept. Commands do not share a shell: `cd` or variables do
+not carry over.
 
 Running stops at the first command that exits non-zero, times out or is cancelled; the
 result then is an error (`tool_error`, or `cancelled`) and says how many commands did not
