@@ -7,8 +7,8 @@ then compare what it had published with what `sessions show` has stored.
 What was published is what `run --output jsonl` wrote on stdout before it died: the history
 store is the bus's first subscriber (each event committed before any other subscriber sees
 it), so every line read from the pipe, even after the kill, must be in the store, in order.
-Each kill lands at a uniformly random moment of the turn: between the first event and the
-end of a full run, both measured first from the process start. Prints one line of figures; exits 1 when an event
+Each kill lands at a uniformly random moment of the turn: after the run's first event, by a
+delay drawn between 0 and the length of a full turn (measured first, from its first event). Prints one line of figures; exits 1 when an event
 was lost.
 """
 
@@ -74,34 +74,35 @@ def raw_tui(env: dict[str, str], *args: str) -> list[str]:
 
 
 def one_run(config: Path, root: Path, env: dict[str, str], kill_after: float | None):
-    """Start a run in a fresh working directory, SIGKILL it after `kill_after` seconds (None:
-    let it finish); the events it wrote, when the first came and how long it lived."""
+    """Start a run in a fresh working directory and SIGKILL it `kill_after` seconds after
+    its first event (None: let it finish); the events it wrote and how long its turn took
+    from the first event on."""
     work = Path(tempfile.mkdtemp(dir=root, prefix="w"))
     proc = subprocess.Popen(raw_tui(env, "--config", str(config), "--cwd", str(work), "run",
                                     "go", "--output", "jsonl"),
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                             cwd=REPO)
     lines: list[bytes] = []
-    first: list[float] = []
-    started = time.monotonic()
+    first = threading.Event()
 
     def read() -> None:
         for line in iter(proc.stdout.readline, b""):
-            if not first:
-                first.append(time.monotonic() - started)
             lines.append(line)
+            first.set()
+        first.set()
 
     reader = threading.Thread(target=read)
     reader.start()
+    first.wait(timeout=120)
+    started = time.monotonic()
     try:
         proc.wait(timeout=kill_after)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
-    lived = time.monotonic() - started
+    turn = time.monotonic() - started
     reader.join()
-    events = [json.loads(line) for line in lines if line.endswith(b"\n")]
-    return events, (first[0] if first else lived), lived
+    return [json.loads(line) for line in lines if line.endswith(b"\n")], turn
 
 
 def stored(env: dict[str, str], session_id: str) -> list[dict]:
@@ -127,18 +128,16 @@ def soak(kills: int, seed: int) -> dict:
     rng = random.Random(seed)
     root = Path(tempfile.mkdtemp(prefix="raw-tui-kill9-"))
     config, root, env = setup(root)
-    full, first_s, full_s = one_run(config, root, env, None)
+    full, turn_s = one_run(config, root, env, None)
     ends = [e for e in full if e["type"] == "run_end"]
     assert [e["status"] for e in ends] == ["completed"], "the scripted turn did not complete"
-    totals = {"kills": 0, "published": 0, "lost": 0, "empty": 0, "full_events": len(full),
-              "turn_s": round(full_s - first_s, 2)}
+    totals = {"kills": 0, "published": 0, "lost": 0, "full_events": len(full),
+              "turn_s": round(turn_s, 2), "each": []}
     for _ in range(kills):
-        published, _, _ = one_run(config, root, env, rng.uniform(first_s, full_s))
+        published, _ = one_run(config, root, env, rng.uniform(0, turn_s))
         totals["kills"] += 1
-        if not published:
-            totals["empty"] += 1  # killed before it published anything
-            continue
         totals["published"] += len(published)
+        totals["each"].append(len(published))
         totals["lost"] += lost(published, stored(env, published[0]["session_id"]))
     return totals
 
@@ -152,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"kill -9 soak (seed {args.seed}): {figures['kills']} kills over a "
           f"{figures['full_events']}-event turn of {figures['turn_s']} s; "
           f"{figures['published']} events published before the kills "
-          f"({figures['empty']} runs killed before the first); events lost {figures['lost']}")
+          f"({min(figures['each'], default=0)}–{max(figures['each'], default=0)} a run); "
+          f"events lost {figures['lost']}")
     return 1 if figures["lost"] else 0
 
 

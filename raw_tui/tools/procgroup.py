@@ -132,7 +132,7 @@ async def end_leftovers(proc: asyncio.subprocess.Process, window_s: float) -> bo
     tree = tree_of(proc)
     deadline = time.monotonic() + window_s
     try:
-        while tree.members():
+        while tree.anything_left() and tree.members():
             if time.monotonic() >= deadline:
                 await tree.end()
                 return True
@@ -146,7 +146,8 @@ def keep_leftovers(proc: asyncio.subprocess.Process) -> None:
     """After the leader exited normally: what it left running is kept (a daemon started on
     purpose), watched only to be reaped when it ends."""
     tree = tree_of(proc)
-    tree.members()
+    if tree.anything_left():
+        tree.members()
     tree.close()
 
 
@@ -195,7 +196,8 @@ async def spawn(argv: list[str], *, cwd: str | None, env: dict[str, str] | None,
             stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
             start_new_session=True,
         )
-    except BaseException:
+    except BaseException:  # cancelled while asyncio connected the pipes: the process
+        tree.end_now()  # may run already (asyncio kills only its pid), so end the tree
         tree.close()
         raise
     tree.leader = proc.pid

@@ -31,6 +31,7 @@ import itertools
 import os
 import signal
 import time
+import weakref
 from dataclasses import dataclass
 
 ENV_KEY = "RAW_TUI_PROC"
@@ -134,6 +135,20 @@ def my_start() -> int:
     return _MY_START
 
 
+def own_children() -> set[int] | None:
+    """This process's children (/proc/self/task/*/children); None when the kernel hides them."""
+    found: set[int] = set()
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children", "rb") as f:
+                found.update(int(pid) for pid in f.read().split())
+    except FileNotFoundError:  # a thread that just ended
+        return None
+    except OSError:
+        return None
+    return found
+
+
 def alive(pid: int) -> bool:
     st = proc_stat(pid)
     return st is not None and st.live
@@ -203,6 +218,25 @@ class Tree:
         live = {p.pid for p in procs if p.live}
         return sorted(found & live)
 
+    def anything_left(self) -> bool:
+        """Cheaply, whether the tree may still have a live member: its group is not empty, or
+        this process has a child it did not start itself (an adopted orphan: once the leader
+        has exited, every process of the tree is in its group or below such a child). True
+        when it cannot tell; then `members()` answers."""
+        if self.leader is not None:
+            try:
+                os.killpg(self.leader, 0)
+                return True
+            except ProcessLookupError:
+                pass
+            except OSError:
+                return True
+        children = own_children()
+        if children is None or not _subreaper:
+            return True
+        return bool(children - {pid for pid, proc in list(_LEADERS.items())
+                                if getattr(proc, "returncode", None) is None})
+
     def signal(self, sig: int, pids: list[int] | None = None) -> list[int]:
         """Send `sig` to each member and to the leader's group; the members signalled."""
         pids = self.members() if pids is None else pids
@@ -264,7 +298,8 @@ class Tree:
 
 _OPEN: dict[str, Tree] = {}  # trees whose command is not over: ended at exit
 _SEEN: set[int] = set()  # pids seen as members: reaped when they end as our children
-_LEADERS: dict[int, object] = {}  # pid -> asyncio process: asyncio reaps those
+_LEADERS: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
+# pid -> the asyncio process of a tree's leader: asyncio reaps those
 
 
 def reap() -> int:

@@ -99,3 +99,22 @@ async def test_ended_orphans_are_reaped(bash, tmp_path, mark):
 async def test_raw_tui_is_a_child_subreaper(tmp_path):
     await procgroup.run(["true"], cwd=str(tmp_path))
     assert proctree.is_subreaper()
+
+
+async def test_a_cancel_while_the_pipes_connect_leaves_nothing(tmp_path, mark, monkeypatch):
+    # asyncio forks first and connects the pipes after; a cancel then kills only its pid
+    real = asyncio.create_subprocess_exec
+
+    async def slow_connect(*args, **kwargs):
+        proc = await real(*args, **kwargs)
+        await asyncio.sleep(5)  # the cancel lands here, the command already running
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", slow_connect)
+    task = asyncio.ensure_future(procgroup.run(
+        ["bash", "-c", f"sleep {mark} & (setsid sleep {mark} &); wait"], cwd=str(tmp_path)))
+    await started(mark, 2)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert survivors(mark) == []
