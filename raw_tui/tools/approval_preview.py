@@ -18,11 +18,9 @@ Every bound of the preview is here.
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import inspect
 import os
-import threading
 from typing import Any, Callable
 
 import msgspec
@@ -30,6 +28,7 @@ import msgspec
 from ..bus import ApprovalPreview, FilePreview
 from ..jsonstrict import without_lone_surrogates
 from .patch import split_lines
+from .worker import Overdue, run_in_worker
 
 DEADLINE_S = 3.0  # the preview is ready by then or replaced by notes
 MAX_READ_BYTES = 1024 * 1024  # what a tool's preview reads of one file (larger: a note)
@@ -50,46 +49,18 @@ NOT_READY = "not ready after"  # the note of a preview that missed its deadline
 
 async def run_preview(preview: Callable[[Any, Any], Any] | None, args: Any, ctx: Any,
                       effects: Any, *, deadline: float = DEADLINE_S) -> ApprovalPreview:
-    """`compute` in a daemon thread, off the event loop: a preview that blocks can neither
-    freeze the session nor keep the process alive. Past `deadline`, every file gets a note
-    (the thread is left to finish on its own)."""
+    """`compute` in a daemon worker thread (raw_tui.tools.worker), off the event loop: a
+    preview that blocks can neither freeze the session nor keep the process alive. Past
+    `deadline`, every file gets a note (the thread is left to finish on its own)."""
     try:
-        return await in_daemon_thread(lambda: compute(preview, args, ctx, effects), deadline)
-    except TimeoutError:
+        return await run_in_worker(compute, preview, args, ctx, effects, deadline_s=deadline)
+    except Overdue:
         return failed(effects, f"{NOT_READY} {deadline:g} s")
 
 
 def unfinished(preview: ApprovalPreview) -> bool:
     """True for a preview replaced by notes because it missed its deadline."""
     return all(file.note.startswith(f"no preview: {NOT_READY} ") for file in preview.files)
-
-
-async def in_daemon_thread(fn: Callable[[], Any], deadline: float) -> Any:
-    """`fn()` in a new daemon thread; raises TimeoutError past `deadline` seconds."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(value: Any, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is None:
-            future.set_result(value)
-        else:
-            future.set_exception(error)
-
-    def work() -> None:
-        value, error = None, None
-        try:
-            value = fn()
-        except BaseException as err:  # noqa: BLE001 — handed to the awaiting task
-            error = err
-        try:
-            loop.call_soon_threadsafe(settle, value, error)
-        except RuntimeError:  # the loop closed meanwhile: nobody waits any more
-            pass
-
-    threading.Thread(target=work, name="raw-tui-preview", daemon=True).start()
-    return await asyncio.wait_for(future, deadline)
 
 
 def compute(preview: Callable[[Any, Any], Any] | None, args: Any, ctx: Any,
