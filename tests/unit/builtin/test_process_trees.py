@@ -5,6 +5,8 @@ them; a daemon left by a command that exited normally, with its output elsewhere
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 
 import pytest
 from builtin_tools import acall, bash, make_ctx  # noqa: F401 (fixtures)
@@ -12,6 +14,7 @@ from builtin_tools import acall, bash, make_ctx  # noqa: F401 (fixtures)
 from raw_tui.errors import CANCELLED, TOOL_ERROR
 from raw_tui.frozen import freeze
 from raw_tui.tools import procgroup, proctree
+from tests.helpers import REPO
 from tests.proctree_kit import kill_marked, marker, survivors, with_marker, zombie_children
 
 
@@ -117,4 +120,21 @@ async def test_a_cancel_while_the_pipes_connect_leaves_nothing(tmp_path, mark, m
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+    assert survivors(mark) == []
+
+
+def test_open_trees_end_when_the_interpreter_exits(tmp_path, mark):
+    # raw-tui ending by an unexpected path (no cancel ran): atexit ends what is still open
+    code = f"""
+import asyncio, sys, time
+from raw_tui.tools import procgroup
+async def main():
+    await procgroup.spawn(["bash", "-c", "(setsid sleep {mark} >/dev/null 2>&1 &); sleep {mark}"],
+                          cwd=None, env=None, stdin=None, merge_stderr=True)
+    time.sleep(0.5)
+asyncio.new_event_loop().run_until_complete(main())
+sys.exit(3)
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, timeout=60)
+    assert done.returncode == 3
     assert survivors(mark) == []
