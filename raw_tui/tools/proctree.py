@@ -136,17 +136,14 @@ def my_start() -> int:
 
 
 def own_children() -> set[int] | None:
-    """This process's children (/proc/self/task/*/children); None when the kernel hides them."""
-    found: set[int] = set()
+    """The children of this process's main thread, where the kernel puts adopted orphans
+    (`/proc/self/task/PID/children`); None when the kernel hides them."""
+    pid = os.getpid()
     try:
-        for task in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{task}/children", "rb") as f:
-                found.update(int(pid) for pid in f.read().split())
-    except FileNotFoundError:  # a thread that just ended
-        return None
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+            return {int(child) for child in f.read().split()}
     except OSError:
         return None
-    return found
 
 
 def alive(pid: int) -> bool:
