@@ -132,10 +132,13 @@ def soak(kills: int, seed: int) -> dict:
     ends = [e for e in full if e["type"] == "run_end"]
     assert [e["status"] for e in ends] == ["completed"], "the scripted turn did not complete"
     totals = {"kills": 0, "published": 0, "lost": 0, "full_events": len(full),
-              "turn_s": round(turn_s, 2), "each": []}
+              "turn_s": round(turn_s, 2), "each": [], "silent": 0}
     for _ in range(kills):
         published, _ = one_run(config, root, env, rng.uniform(0, turn_s))
         totals["kills"] += 1
+        if not published:  # it wrote nothing at all (it failed to start): say so
+            totals["silent"] += 1
+            continue
         totals["published"] += len(published)
         totals["each"].append(len(published))
         totals["lost"] += lost(published, stored(env, published[0]["session_id"]))
@@ -152,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{figures['full_events']}-event turn of {figures['turn_s']} s; "
           f"{figures['published']} events published before the kills "
           f"({min(figures['each'], default=0)}–{max(figures['each'], default=0)} a run); "
-          f"events lost {figures['lost']}")
-    return 1 if figures["lost"] else 0
+          f"runs that wrote nothing {figures['silent']}; events lost {figures['lost']}")
+    return 1 if figures["lost"] or figures["silent"] else 0
 
 
 if __name__ == "__main__":
