@@ -135,9 +135,12 @@ async def run_in_worker(fn: Callable[..., Any], *args: Any, deadline_s: float | 
     """`fn(*args)` in a worker thread: its value (or its exception), `Overdue` after
     `deadline_s`, or `Cancelled` when `cancel` is set and `fn` has not returned `grace_s`
     later. If the awaiting task is cancelled, `fn` is abandoned and the cancellation goes on."""
+    if deadline_s is not None and deadline_s <= 0:
+        raise Overdue(0.0)  # no time at all: not even started
     job = _Job(fn, args)
     _Pool.submit(job)
-    if job.done.wait(QUICK_S):  # blocks the loop for at most QUICK_S
+    quick = QUICK_S if deadline_s is None else min(QUICK_S, deadline_s)
+    if job.done.wait(quick):  # blocks the loop for at most QUICK_S
         return job.outcome()
     loop = asyncio.get_running_loop()
     future = loop.create_future()
