@@ -56,6 +56,8 @@ class ToolCall(Event, tag="tool_call"):
     name: str
     arguments: Any
     effects: Any | msgspec.UnsetType = _UNSET
+    # what the call would change, when a client asked for every call's preview (ACP)
+    preview: ApprovalPreview | msgspec.UnsetType = _UNSET
 
 
 class FilePreview(msgspec.Struct, omit_defaults=True):

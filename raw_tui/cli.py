@@ -221,10 +221,11 @@ def _command(args) -> int:
         return EXIT_CANCELLED
 
 
-def load(args) -> Any:
+def load(args, *, client_mcp: bool = False) -> Any:
     from .config import load_config
 
-    return load_config(args.config, cwd=args.cwd_path, model_override=args.model)
+    return load_config(args.config, cwd=args.cwd_path, model_override=args.model,
+                       client_mcp=client_mcp)
 
 
 # config list ------------------------------------------------------------------------------

@@ -129,6 +129,9 @@ class Config:
     is_demo: bool = False
     redactor: Redactor = field(default_factory=Redactor)  # every secret value configured
     mcp: Any = None  # mcp.config.McpServers
+    # `raw-tui acp`: a selected mcp/<server>/<tool> may name a server an ACP client supplies
+    # in session/new (not in mcp.servers); it stays pending until then (DECISIONS.md §11)
+    client_mcp: bool = False
 
     def mcp_warnings(self) -> list[str]:
         return list(self.mcp.warnings) if self.mcp is not None else []
@@ -162,7 +165,7 @@ def find_config(explicit: str | None, cwd: Path) -> tuple[Path | None, bool]:
 
 
 def load_config(explicit: str | None = None, *, cwd: Path | None = None,
-                model_override: str | None = None) -> Config:
+                model_override: str | None = None, client_mcp: bool = False) -> Config:
     cwd = cwd or Path.cwd()
     path, is_demo = find_config(explicit, cwd)
     label = "(built-in demo)" if is_demo else str(path)
@@ -170,7 +173,8 @@ def load_config(explicit: str | None = None, *, cwd: Path | None = None,
     if not isinstance(data, dict):
         raise ConfigError("must be a JSON object", file=label)
     raw = convert(data, RawConfig, where=[], file=label)
-    config = Config(file=None if is_demo else path, dir=path.parent, raw=raw, is_demo=is_demo)
+    config = Config(file=None if is_demo else path, dir=path.parent, raw=raw, is_demo=is_demo,
+                    client_mcp=client_mcp)
     config.mcp = _mcp(raw.mcp, label)
     _register_mcp_secrets(config)
     models = {alias: _model(alias, value, label) for alias, value in raw.models.items()}
@@ -248,6 +252,8 @@ def _mcp_tool(identity: str, config: Config, at: str, file: str):
         raise ConfigError(f"invalid tool id {identity!r}: expected mcp/<server>/<tool>",
                           file=file, path=at)
     server, tool = parts
+    if config.client_mcp and (config.mcp is None or server not in config.mcp.servers):
+        return McpTool.pending_from(identity, [])  # a client's server: no declared panels
     if config.mcp is None or server not in config.mcp.servers:
         raise ConfigError(f"{identity}: no MCP server {server!r} in mcp.servers", file=file,
                           path=at)

@@ -22,6 +22,7 @@ from acp.schema import ListSessionsResponse, ResumeSessionResponse, SessionInfo
 from .. import commands as cmd
 from . import codes
 from .bridge import SessionBridge
+from .client_mcp import client_servers
 from .codes import error
 from .handshake import ClientFlags, FlagError, initialize_result, read_flags
 
@@ -85,8 +86,8 @@ class RawAgent:
                           **kwargs: Any) -> NewSessionResponse:
         self._initialized()
         check_cwd(cwd)
-        check_mcp_servers(mcp_servers)
-        bridge = await self._open(cwd)
+        servers = client_servers(mcp_servers)
+        bridge = await self._open(cwd, servers=servers)
         return NewSessionResponse(session_id=bridge.id)
 
     @_request
@@ -123,7 +124,7 @@ class RawAgent:
                       replay: bool) -> None:
         self._initialized()
         check_cwd(cwd)
-        check_mcp_servers(mcp_servers)
+        servers = client_servers(mcp_servers)
         row = self.store.get(session_id)
         if row is None:
             raise error(codes.UNKNOWN_SESSION, f"unknown session {session_id}")
@@ -138,15 +139,23 @@ class RawAgent:
             if old is not None:
                 await self._close(old)
             history = self.store.events(session_id)
-            await self._open(row.cwd, session_id=session_id, history=history, replay=replay)
+            await self._open(row.cwd, session_id=session_id, history=history, replay=replay,
+                             servers=servers)
         finally:
             self.loading.discard(session_id)
 
     async def _open(self, cwd: str, *, session_id: str | None = None,
-                    history: list | None = None, replay: bool = False) -> SessionBridge:
+                    history: list | None = None, replay: bool = False,
+                    servers: dict | None = None) -> SessionBridge:
+        """A session over `cwd` with the client's MCP `servers` added (hidden until the
+        agent selects one of their tools); every write_file call carries its diff."""
         flags = self.flags or ClientFlags()
-        session = self.open_session(cwd, session_id=session_id, history=history,
-                                    forms=flags.interactions)
+        try:
+            session = self.open_session(cwd, session_id=session_id, history=history,
+                                        forms=flags.interactions,
+                                        mcp_servers=servers or None, previews=True)
+        except ValueError as err:  # duplicate MCP server: NAME (one the config has)
+            raise error(codes.INVALID_PARAMS, f"mcpServers: {err}") from None
         bridge = SessionBridge(session, self.conn, flags,
                                lambda panel: _declaration(session, panel))
         self.bridges[bridge.id] = bridge
@@ -296,14 +305,6 @@ def check_cwd(cwd: str) -> None:
         raise error(codes.INVALID_PARAMS, f"cwd: must be an absolute path: {cwd}")
     if not os.path.isdir(cwd):
         raise error(codes.INVALID_PARAMS, f"cwd: not an existing directory: {cwd}")
-
-
-def check_mcp_servers(servers: list | None) -> None:
-    if servers:
-        names = ", ".join(getattr(s, "name", "?") for s in servers)
-        raise error(codes.INVALID_PARAMS,
-                    f"mcpServers: client MCP servers are not supported yet by raw-tui "
-                    f"({names}); configure them in raw.json instead")
 
 
 def prompt_text(blocks: list) -> str:

@@ -43,6 +43,7 @@ class SessionBridge:
         # the model and may repeat, so an answer counts only for the request it was asked for
         self.asking: dict[str, ev.ApprovalRequest] = {}
         self.panel_states: dict[str, ev.PanelState] = {}
+        self.shown: dict[str, list] = {}  # call id -> its tool_call's diff content
         self.last_end: ev.RunEnd | None = None
         self.delivery_error: Exception | None = None
         self._marks: set[asyncio.Future] = set()  # flush() calls waiting
@@ -81,7 +82,10 @@ class SessionBridge:
 
     def _on_ToolCall(self, event: ev.ToolCall) -> None:
         # in the gate from now on; an `ask` sets it back to pending in its permission request
-        self._update(updates.tool_call(event, self.cwd))
+        update = updates.tool_call(event, self.cwd)
+        if "content" in update:
+            self.shown[event.call_id] = update["content"]
+        self._update(update)
         if self.live:
             self._update(updates.in_progress(event.call_id))
 
@@ -103,7 +107,7 @@ class SessionBridge:
     def _on_ToolResultEvent(self, event: ev.ToolResultEvent) -> None:
         self.asking.pop(event.call_id, None)
         self._stop_waiting(event.call_id)
-        self._update(updates.tool_result(event))
+        self._update(updates.tool_result(event, self.shown.pop(event.call_id, None)))
 
     def _on_PanelState(self, event: ev.PanelState) -> None:
         self.panel_states[event.panel] = event
@@ -122,6 +126,12 @@ class SessionBridge:
 
     def _on_RunEnd(self, event: ev.RunEnd) -> None:
         self.last_end = event
+
+    def _on_Notice(self, event: ev.Notice) -> None:
+        """A warning (an MCP server that could not start or stopped) reaches the user as a
+        thought; other notices are the UI's."""
+        if self.live and event.level == "warning":
+            self._update(updates.warning(event.message))
 
     def _on_UserMessage(self, event: ev.UserMessage) -> None:
         if not self.live:  # replayed history shows the user's side too
@@ -261,7 +271,7 @@ class SessionBridge:
 _HANDLERS = {cls: f"_on_{cls.__name__}" for cls in (
     ev.AssistantDelta, ev.HookEvent, ev.PanelReceipt, ev.ToolCall, ev.ApprovalRequest,
     ev.ApprovalDecision, ev.ToolResultEvent, ev.PanelState, ev.InteractionRequest,
-    ev.InteractionSettled, ev.TurnState, ev.RunEnd, ev.UserMessage)}
+    ev.InteractionSettled, ev.TurnState, ev.RunEnd, ev.UserMessage, ev.Notice)}
 
 
 def _declaration_json(declaration: Any) -> Any:

@@ -31,7 +31,9 @@ def cmd_acp(args) -> int:
     from ..cli import load
     from .handshake import early_reply
 
-    config = load(args)  # a config error exits 2 before anything is served
+    # a config error exits 2 before anything is served; a selected MCP tool may name a
+    # server the client supplies in session/new
+    config = load(args, client_mcp=True)
     agent_config = config.agent(args.agent)
     log_file = _start_logging()
     protocol_in, protocol_out = _take_stdio(log_file)
@@ -65,10 +67,11 @@ async def serve(config, agent_config, protocol_in, protocol_out, *, store=None,
 
     store = store or HistoryStore()
 
-    def open_session(cwd: str, *, session_id=None, history=None, forms=False):
+    def open_session(cwd: str, *, session_id=None, history=None, forms=False,
+                     mcp_servers=None, previews=False):
         return Session(config, session_agent(agent_config), cwd=cwd, store=store,
-                       interactive=True,
-                       session_id=session_id, history=history, forms=forms)
+                       interactive=True, session_id=session_id, history=history, forms=forms,
+                       mcp_servers=mcp_servers, previews=previews)
 
     agent = RawAgent(open_session, store=store, version=__version__, flags=flags)
     reader, writer = await _streams(protocol_in, protocol_out, pending)

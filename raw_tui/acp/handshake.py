@@ -60,8 +60,8 @@ def initialize_result(version: str) -> dict[str, Any]:
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
             "loadSession": True,
-            # client MCP servers are refused (session/new) until the MCP manager takes them
-            "mcpCapabilities": {"http": False, "sse": False},
+            # a client's stdio and streamable-http MCP servers are added (hidden until selected)
+            "mcpCapabilities": {"http": True, "sse": False},
             "sessionCapabilities": {"list": {}, "resume": {}},
         },
         "authMethods": [],

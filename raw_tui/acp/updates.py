@@ -44,6 +44,10 @@ def user_text(text: str) -> dict[str, Any]:
     return _text("user_message_chunk", text)
 
 
+def warning(message: str) -> dict[str, Any]:
+    return _text("agent_thought_chunk", f"Warning: {' '.join(message.split())}\n")
+
+
 def receipt_line(event: ev.PanelReceipt) -> str:
     """The CLI's receipt line: `▸ Todo r5 · 3/7 · Fix the API` (or `… rejected: CODE …`)."""
     title = " ".join(event.title.split())
@@ -106,6 +110,9 @@ def tool_call(event: ev.ToolCall, cwd: str) -> dict[str, Any]:
     update = {"sessionUpdate": "tool_call", "toolCallId": event.call_id, "title": event.name,
               "kind": tool_kind(event.identity), "status": "pending",
               "rawInput": event.arguments}
+    content = diffs(event, cwd)  # with a client's previews on: write_file's diff
+    if content:
+        update["content"] = content
     where = locations(event, cwd)
     if where:
         update["locations"] = where
@@ -139,7 +146,9 @@ def allowed(response: Any) -> bool:
         and outcome.get("optionId") == "allow"
 
 
-def tool_result(event: ev.ToolResultEvent) -> dict[str, Any]:
+def tool_result(event: ev.ToolResultEvent, shown: list | None = None) -> dict[str, Any]:
+    """`completed`/`failed` with the result; `shown` (the call's diff content) is kept in
+    front of the result's text, as an update's content replaces what the client shows."""
     output: dict[str, Any] = {"isError": event.isError, "content": event.content}
     if event.code is not ev._UNSET:
         output["code"] = event.code
@@ -149,8 +158,9 @@ def tool_result(event: ev.ToolResultEvent) -> dict[str, Any]:
               "status": "failed" if event.isError else "completed", "rawOutput": output}
     text = "\n".join(b.get("text", "") for b in event.content
                      if isinstance(b, dict) and b.get("type") == "text")
-    if text:
-        update["content"] = [{"type": "content", "content": {"type": "text", "text": text}}]
+    content = list(shown or []) + ([_content(text)] if text else [])
+    if content:
+        update["content"] = content
     return update
 
 

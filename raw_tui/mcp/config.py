@@ -197,11 +197,13 @@ def expand(values: Mapping[str, str], environ: Mapping[str, str] | None = None) 
     return out
 
 
-def secret_values(server: ServerConfig, environ: Mapping[str, str] | None = None) -> list[str]:
-    """Every credential a server config carries once expanded (for redaction)."""
+def secret_values(server: ServerConfig, environ: Mapping[str, str] | None = None, *,
+                  literal: bool = False) -> list[str]:
+    """Every credential a server config carries once expanded (as given when `literal`),
+    for redaction."""
     values = server.env if isinstance(server, StdioServer) else server.headers
     try:
-        expanded = expand(values, environ)
+        expanded = dict(values) if literal else expand(values, environ)
     except MissingVariable:
         expanded = dict(values)
     found = [v for v in expanded.values() if v]

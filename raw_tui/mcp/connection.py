@@ -42,8 +42,9 @@ class Connection:
     """A started server: `start()` (connect and discover), `call()`, `close()`."""
 
     def __init__(self, name: str, config: ServerConfig, *, cwd: str, log_file: Path,
-                 on_death: Callable[[str], None] | None = None) -> None:
+                 on_death: Callable[[str], None] | None = None, literal: bool = False) -> None:
         self.name = name
+        self.literal = literal  # env/header values as given (an ACP client's): no ${VAR}
         self.on_death = on_death
         self.config = config
         self.cwd = cwd
@@ -109,7 +110,7 @@ class Connection:
     def _transport(self, stack: AsyncExitStack):
         config = self.config
         if isinstance(config, StdioServer):
-            env = {**os.environ, **expand(config.env)}
+            env = {**os.environ, **self._values(config.env)}
             params = StdioServerParameters(command=config.command, args=list(config.args),
                                            env=env, cwd=self.cwd)
             errlog = stack.enter_context(open(self.log_file, "a", encoding="utf-8"))
@@ -117,9 +118,12 @@ class Connection:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        client = create_mcp_http_client(headers=expand(config.headers))
+        client = create_mcp_http_client(headers=self._values(config.headers))
         stack.push_async_callback(client.aclose)  # ours to close (the SDK closes only its own)
         return streamable_http_client(config.url, http_client=client)
+
+    def _values(self, values: dict[str, str]) -> dict[str, str]:
+        return dict(values) if self.literal else expand(values)
 
     async def _discover(self, session: ClientSession) -> list[ListedTool]:
         """Every page of tools/list; a repeated cursor or a duplicate name is a failure."""

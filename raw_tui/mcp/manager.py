@@ -37,28 +37,34 @@ class McpManager:
         self.register_secret = register_secret
         self.servers: dict[str, ServerConfig] = {}
         self.declarations: dict[str, dict[str, list[Any]]] = {}
+        self.literal: set[str] = set()  # servers whose env/header values are not expanded
         self._connections: dict[str, Any] = {}  # name -> connection.Connection
         self._starts: dict[str, asyncio.Task] = {}
         self._closed = False
 
     # servers ---------------------------------------------------------------------------
     def add_servers(self, servers: Mapping[str, ServerConfig],
-                    declarations: Mapping[str, dict[str, list[Any]]] | None = None) -> None:
+                    declarations: Mapping[str, dict[str, list[Any]]] | None = None, *,
+                    literal: bool = False) -> None:
         """Make servers known (none is started). A name already known raises ValueError
-        `duplicate MCP server: NAME` (ACP answers it as invalid params)."""
+        `duplicate MCP server: NAME` (ACP answers it as invalid params). `literal`: their
+        env/header values are used as given, `${VAR}` not expanded (an ACP client's)."""
         for name in servers:
             if name in self.servers:
                 raise ValueError(f"duplicate MCP server: {name}")
         for name, server in servers.items():
             self.servers[name] = server
             self.declarations[name] = dict((declarations or {}).get(name, {}))
+            if literal:
+                self.literal.add(name)
             if self.register_secret is not None:
-                for value in secret_values(server):
+                for value in secret_values(server, literal=literal):
                     self.register_secret(value)
 
     def secrets(self) -> list[str]:
         """Every credential of the known servers, expanded (for redaction)."""
-        return [value for server in self.servers.values() for value in secret_values(server)]
+        return [value for name, server in self.servers.items()
+                for value in secret_values(server, literal=name in self.literal)]
 
     async def start(self, names: Iterable[str]) -> dict[str, Any]:
         """Start these servers in parallel (each once); name → its tools (a list) or the
@@ -83,7 +89,7 @@ class McpManager:
         log_dir = self._log_dir()
         route_sdk_logs(log_dir / "sdk.log")
         connection = Connection(name, server, cwd=self.cwd, log_file=log_dir / f"{name}.log",
-                                on_death=self._died)
+                                on_death=self._died, literal=name in self.literal)
         self._connections[name] = connection
         try:
             return await connection.start()

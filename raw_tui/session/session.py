@@ -61,10 +61,15 @@ class Session:
     def __init__(self, config, agent, *, cwd: str, bus: ev.Bus | None = None, store=None,
                  interactive: bool = False, session_id: str | None = None,
                  history: list[ev.Event] | None = None, provider=None,
-                 forms: bool | None = None) -> None:
+                 forms: bool | None = None, mcp_servers: dict | None = None,
+                 previews: bool = False) -> None:
         """`forms`: someone can answer interaction requests (default: `interactive`); an
         ACP client that did not negotiate `interactions` approves calls but answers no form.
-        (A tool's synchronous code always runs in a worker thread: raw_tui.tools.worker.)"""
+        (A tool's synchronous code always runs in a worker thread: raw_tui.tools.worker.)
+        `mcp_servers`: an ACP client's servers (name -> ServerConfig), added to the
+        configured ones (a name already configured raises ValueError `duplicate MCP server:
+        NAME` before anything is stored). `previews`: every call of a tool with a preview
+        carries it on its tool_call event (an ACP client shows the diff of each write)."""
         from ..panels.host import PanelHost
         from ..interactions import Interactions
 
@@ -79,6 +84,7 @@ class Session:
         self.interactive = interactive
         self.resumed = session_id is not None
         self.session_id = session_id or new_id("s")
+        self.mcp = _mcp_manager(config, cwd, self._warn, mcp_servers)
         self.info = cmd.SessionInfo(session_id=self.session_id, agent=agent.name,
                                     model=agent.model_alias, max_steps=agent.config.max_steps,
                                     cwd=cwd)
@@ -115,8 +121,8 @@ class Session:
         self.watcher = None
         self.dispatcher = Dispatcher(agent, bus=self.bus, cwd=cwd, hooks=self.hooks,
                                      approver=self.approver, panels=self.panels,
-                                     interactions=self.interactions.for_call)
-        self.mcp = _mcp_manager(config, cwd, self._warn)
+                                     interactions=self.interactions.for_call,
+                                     preview_calls=previews)
         self.mcp_warnings: list[str] = []
         self.mcp_status: dict[str, str] = {}  # identity -> found | missing | skipped
         self._mcp_task: asyncio.Task | None = None
@@ -540,8 +546,9 @@ def _model_spec(agent):
                      tool_choice=m.tool_choice, provider=m.provider, alias=agent.model_alias)
 
 
-def _mcp_manager(config, cwd: str, warn):
-    """The session's MCP manager (no server started; ACP adds servers to it at run time)."""
+def _mcp_manager(config, cwd: str, warn, client_servers: dict | None = None):
+    """The session's MCP manager (no server started): the configured servers, then an ACP
+    client's (their env/header values used as given)."""
     from ..mcp.manager import McpManager
 
     redactor = getattr(config, "redactor", None)  # credentials never leave (issue 9 §4)
@@ -550,6 +557,8 @@ def _mcp_manager(config, cwd: str, warn):
     mcp = getattr(config, "mcp", None)
     if mcp is not None:
         manager.add_servers(mcp.servers, mcp.declarations)
+    if client_servers:
+        manager.add_servers(client_servers, literal=True)
     return manager
 
 
@@ -569,7 +578,8 @@ def _start_watcher(session: "Session"):
         return None
 
     def reload():
-        fresh = load_config(str(config.file), cwd=Path(session.cwd))
+        fresh = load_config(str(config.file), cwd=Path(session.cwd),
+                            client_mcp=config.client_mcp)
         return fresh.agent(session.agent.name).hooks
 
     watcher = HookWatcher(reload, dispatcher=session.hooks, bus=session.bus,

@@ -151,6 +151,7 @@ class _Call:
     report: DispatchReport | None = None
     published: bool = False  # the tool_call event went out
     preview: ev.ApprovalPreview | None = None  # the preview the user approved
+    shown: ev.ApprovalPreview | None = None  # the preview its tool_call event carries
 
 
 class Dispatcher:
@@ -160,7 +161,7 @@ class Dispatcher:
                  hooks: ToolHooks | None = None, approver: Approver | None = None,
                  panels: PanelHost | None = None,
                  interactions: Callable[..., Any] | None = None,
-                 deadlines: Deadlines | None = None) -> None:
+                 deadlines: Deadlines | None = None, preview_calls: bool = False) -> None:
         self.agent = agent
         self.bus = bus or ev.Bus()
         self.cwd = cwd
@@ -174,6 +175,10 @@ class Dispatcher:
         # these deadlines, never on the event loop
         self.deadlines = deadlines or Deadlines()
         self.preview_deadline = approval_preview.DEADLINE_S
+        # an ACP client shows the diff of every write: each call of a tool with a preview
+        # carries it on its tool_call event (bounded as for an approval; the handler is
+        # given a preview only when the user approved it, so nothing written changes)
+        self.preview_calls = preview_calls
 
     async def dispatch(self, name: str, arguments: Any, *, call_id: str, source: str = "model",
                        turn_id: str | None = None, cancel: asyncio.Event | None = None,
@@ -186,6 +191,7 @@ class Dispatcher:
             self.check_exposure(call)
             await self.validate_arguments(call)
             await self.prepare_effects(call)
+            await self.preview_call(call)
             self._publish_call(call)
             self.evaluate_policy(call)
             await self.run_pre_tool_hooks(call)
@@ -312,7 +318,7 @@ class Dispatcher:
         report.approval_requested = True
         if self.approver is None:
             raise Stop("approval", E.APPROVAL_REQUIRED, f"approval required for {tool.name}")
-        preview = await self._preview(call)
+        preview = call.shown if call.shown is not None else await self._preview(call)
         self.bus.publish(ev.ApprovalRequest(
             call_id=call.call_id, identity=tool.identity, name=tool.name,
             arguments=call.arguments, **self._effects_field(call), rule=report.rule_index,
@@ -334,6 +340,12 @@ class Dispatcher:
         if not allow:
             raise Stop("approval", E.APPROVAL_DENIED, f"approval denied for {tool.name}")
         call.preview = preview
+
+    async def preview_call(self, call: _Call) -> None:
+        """With `preview_calls`, the preview of a call whose tool has one, for its tool_call
+        event (computed once: an `ask` shows the same)."""
+        if self.preview_calls and call.tool is not None and call.tool.has_preview:
+            call.shown = await self._preview(call)
 
     async def _preview(self, call: _Call) -> ev.ApprovalPreview | None:
         """What the call would change, for the one asked (approval_preview): the tool's
@@ -504,6 +516,7 @@ class Dispatcher:
             arguments = _replace_lone_surrogates(call.raw_arguments)
         self.bus.publish(ev.ToolCall(call_id=call.call_id, identity=identity, name=name,
                                      arguments=arguments, **self._effects_field(call),
+                                     **({"preview": call.shown} if call.shown else {}),
                                      **self._turn(call)))
 
     def _publish_result(self, call: _Call, result: ToolResult) -> None:

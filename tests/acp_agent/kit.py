@@ -110,12 +110,14 @@ async def rig(tmp_path: Path, lines: list[Any] | Callable[[], list[Any]] = (), *
     work.mkdir(parents=True, exist_ok=True)
     models: list[RecordingModel] = []
 
-    def open_session(cwd, *, session_id=None, history=None, forms=False):
+    def open_session(cwd, *, session_id=None, history=None, forms=False, mcp_servers=None,
+                     previews=False):
         model = RecordingModel(list(lines() if callable(lines) else lines), delay_ms=delay_ms)
         models.append(model)
         return Session(config, session_agent(config.agent()), cwd=cwd, store=store,
                        interactive=True,
-                       session_id=session_id, history=history, provider=model, forms=forms)
+                       session_id=session_id, history=history, provider=model, forms=forms,
+                       mcp_servers=mcp_servers, previews=previews)
 
     agent = RawAgent(open_session, store=store, version="test")
     client = client or RecordingClient()

@@ -42,6 +42,7 @@ async def test_initialize_advertises_protocol_1_sessions_and_raw_flags(tmp_path)
     assert set(caps["sessionCapabilities"]) >= {"list", "resume"}
     assert wire["agentInfo"]["name"] == "raw-tui"
     assert wire["authMethods"] == []
+    assert (caps["mcpCapabilities"]["http"], caps["mcpCapabilities"]["sse"]) == (True, False)
     assert wire["_meta"]["raw"] == {"panelsV2": True, "interactions": True,
                                     "toolRegister": True, "toolCall": True, "toolCancel": True}
 
@@ -64,11 +65,16 @@ async def test_session_new_checks_order_cwd_and_mcp_servers(tmp_path):
         assert relative.code == -32602 and "absolute" in relative.message
         missing = await error_of(r.conn.new_session(cwd=str(tmp_path / "nope"), mcp_servers=[]))
         assert missing.code == -32602 and "not an existing directory" in missing.message
-        from acp.schema import McpServerStdio
+        from acp.schema import McpServerStdio, SseMcpServer
 
-        server = McpServerStdio(name="files", command="/bin/true", args=[], env=[])
-        mcp = await error_of(r.conn.new_session(cwd=str(r.work), mcp_servers=[server]))
-        assert mcp.code == -32602 and "mcpServers" in mcp.message and "files" in mcp.message
+        sse = SseMcpServer(type="sse", name="events", url="http://127.0.0.1:9/sse", headers=[])
+        mcp = await error_of(r.conn.new_session(cwd=str(r.work), mcp_servers=[sse]))
+        assert (mcp.code, mcp.message) == (-32602,
+                                           "mcpServers[0]: SSE MCP transport is unsupported")
+        twice = [McpServerStdio(name="files", command="/bin/true", args=[], env=[])] * 2
+        mcp = await error_of(r.conn.new_session(cwd=str(r.work), mcp_servers=twice))
+        assert (mcp.code, mcp.message) == (-32602, "mcpServers[1]: duplicate MCP server: files")
+        assert len(r.agent.store.list(None)) == 0  # nothing stored for a refused session
         ok = await r.conn.new_session(cwd=str(r.work), mcp_servers=[])
         assert ok.session_id in r.agent.bridges
 
