@@ -78,13 +78,16 @@ class Session:
         self.cwd = cwd
         self.bus = bus or ev.Bus()
         # the configuration's secrets leave no event, outcome, hook payload or tool result
-        self.redactor: Redactor = getattr(config, "redactor", None) or Redactor()
+        # (the config's own, even while it holds none: an ACP client's MCP credentials are
+        # registered with it when the session adds them)
+        redactor = getattr(config, "redactor", None)
+        self.redactor: Redactor = redactor if redactor is not None else Redactor()
         self.bus.redactor = self.redactor
         self.store = store
         self.interactive = interactive
         self.resumed = session_id is not None
         self.session_id = session_id or new_id("s")
-        self.mcp = _mcp_manager(config, cwd, self._warn, mcp_servers)
+        self.mcp = _mcp_manager(config, cwd, self._warn, self.redactor, mcp_servers)
         self.info = cmd.SessionInfo(session_id=self.session_id, agent=agent.name,
                                     model=agent.model_alias, max_steps=agent.config.max_steps,
                                     cwd=cwd)
@@ -546,14 +549,14 @@ def _model_spec(agent):
                      tool_choice=m.tool_choice, provider=m.provider, alias=agent.model_alias)
 
 
-def _mcp_manager(config, cwd: str, warn, client_servers: dict | None = None):
+def _mcp_manager(config, cwd: str, warn, redactor: Redactor,
+                 client_servers: dict | None = None):
     """The session's MCP manager (no server started): the configured servers, then an ACP
     client's (their env/header values used as given)."""
     from ..mcp.manager import McpManager
 
-    redactor = getattr(config, "redactor", None)  # credentials never leave (issue 9 §4)
-    manager = McpManager(cwd=cwd, notify=warn,
-                         register_secret=getattr(redactor, "register", None))
+    # credentials never leave (issue 9 §4)
+    manager = McpManager(cwd=cwd, notify=warn, register_secret=redactor.register)
     mcp = getattr(config, "mcp", None)
     if mcp is not None:
         manager.add_servers(mcp.servers, mcp.declarations)

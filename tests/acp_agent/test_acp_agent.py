@@ -601,3 +601,39 @@ async def test_an_ask_for_write_file_carries_the_engines_diff(tmp_path):
         ("diff", str(r.work / "a.txt"), "old\n", "new\n"),
         ("diff", str(r.work / "fresh.txt"), "", "fresh\n")]
     assert (r.work / "a.txt").read_text() == "new\n"
+
+
+async def test_a_write_allowed_by_policy_shows_its_diff_and_writes_the_same(tmp_path):
+    """DECISIONS.md §11: every write_file tool_call carries a `diff` per file (absolute
+    path, `oldText` "" for a new file) and its locations, kept on the completed update; no
+    permission is asked, and what is written is what the model asked for."""
+    edit = {"name": "write_file", "id": "c_edit", "arguments": {"operations": [
+        {"mode": "overwrite", "path": "a.txt", "content": "new\n"},
+        {"mode": "overwrite", "path": "sub/fresh.txt", "content": "fresh\n"}]}}
+    client = RecordingClient(permission=lambda call: "deny")
+    async with rig(tmp_path, [{"tool_calls": [edit]}, {"text": "ok"}], client=client) as r:
+        (r.work / "a.txt").write_text("old\n")
+        sid = await r.start()
+        await r.prompt(sid, "edit")
+    assert client.permissions == []
+    [call] = client.of("tool_call")
+    expected = [("diff", str(r.work / "a.txt"), "old\n", "new\n"),
+                ("diff", str(r.work / "sub" / "fresh.txt"), "", "fresh\n")]
+    shown = [c.model_dump(by_alias=True) for c in call.content]
+    assert [(d["type"], d["path"], d["oldText"], d["newText"]) for d in shown] == expected
+    assert [loc.path for loc in call.locations] == [str(r.work / "a.txt"),
+                                                    str(r.work / "sub" / "fresh.txt")]
+    [done] = [u for u in client.of("tool_call_update") if u.status == "completed"]
+    kept = [c.model_dump(by_alias=True) for c in done.content if c.type == "diff"]
+    assert [(d["path"], d["oldText"], d["newText"]) for d in kept] == [e[1:] for e in expected]
+    assert (r.work / "a.txt").read_text() == "new\n"
+    assert (r.work / "sub" / "fresh.txt").read_text() == "fresh\n"
+
+
+async def test_a_read_has_no_diff(tmp_path):
+    async with rig(tmp_path, [{"tool_calls": [READ]}, {"text": "ok"}]) as r:
+        (r.work / "a.txt").write_text("hello\n")
+        sid = await r.start()
+        await r.prompt(sid, "read")
+    [call] = r.client.of("tool_call")
+    assert not call.content

@@ -1,0 +1,160 @@
+"""An ACP client's `mcpServers` (DECISIONS.md §11, MCP-ACP.md §1.5) over the SDK's memory
+transport, with real MCP servers: the hand-written stdio fixture and the SDK's streamable-HTTP
+one. Hidden until the agent selects a tool; then through the whole gate; ended with the
+session; a server that cannot start is a warning and the session goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+
+import acp
+import pytest
+from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio
+
+from raw_tui.config import load_config
+from raw_tui.mcp.config import alias
+from tests.acp_agent.kit import RecordingClient, rig
+from tests.acp_agent.test_acp_agent import error_of
+from tests.mcpgate.mcp_kit import FIXTURE, SDK_FIXTURE, alive, call_line, mcp_config
+
+SECRET = "client-secret-4f1c9e"
+
+
+def client_config(tmp_path, use, *, rules=None, servers=None):
+    path = mcp_config(tmp_path, servers or {}, use, rules=rules)
+    return load_config(str(path), cwd=tmp_path, client_mcp=True)
+
+
+def stdio_server(name: str, **env: str) -> McpServerStdio:
+    return McpServerStdio(name=name, command=sys.executable, args=[FIXTURE],
+                          env=[EnvVariable(name=k, value=v) for k, v in env.items()])
+
+
+async def new_session(r, servers) -> str:
+    await r.conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+    return (await r.conn.new_session(cwd=str(r.work), mcp_servers=servers)).session_id
+
+
+def exposed(model) -> set[str]:
+    return {tool.name for tool in model.requests[0].tools}
+
+
+async def wait_dead(pid: int, timeout: float = 10) -> bool:
+    deadline = time.monotonic() + timeout
+    while alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return not alive(pid)
+
+
+async def test_a_client_stdio_server_is_hidden_until_selected_then_gated_and_ended(tmp_path):
+    picked, other = tmp_path / "picked.pid", tmp_path / "other.pid"
+    config = client_config(tmp_path, ["builtin/read_file", "mcp/client/echo"],
+                           rules=[{"match": "mcp/client/echo", "effect": "ask"}])
+    client = RecordingClient(permission=lambda call: "allow")
+    lines = [call_line("client", "echo", {"value": "env:TOKEN"}), {"text": "done"}]
+    async with rig(tmp_path, lines, client=client, config=config) as r:
+        sid = await new_session(r, [
+            stdio_server("client", MCP_PID_FILE=str(picked), MCP_LABEL="cl", TOKEN=SECRET),
+            stdio_server("other", MCP_PID_FILE=str(other))])
+        reply = await r.prompt(sid, "echo the token")
+        assert reply.stop_reason == "end_turn"
+        # only the selected tool reaches the model; the unselected server never started
+        assert exposed(r.models[0]) == {"read_file", alias("client", "echo")}
+        assert not other.exists()
+        pid = int(picked.read_text())
+        assert alive(pid)
+        # through the gate: the ask rule asked the client
+        [request] = client.permissions
+        assert request["tool_call"].title == alias("client", "echo")
+        assert request["tool_call"].field_meta["raw"]["identity"] == "mcp/client/echo"
+        [done] = [u for u in client.of("tool_call_update") if u.status == "completed"]
+        # the server got the client's env value as given; the redactor hides it everywhere
+        text = str(done.raw_output)
+        assert "[redacted]" in text and SECRET not in text
+        assert SECRET not in str(r.models[0].requests[-1].messages)
+        await r.agent._close(r.agent.bridges[sid])
+        assert await wait_dead(pid), "the client's server outlived its session"
+
+
+async def test_a_client_server_that_cannot_start_is_a_warning_and_the_session_goes_on(tmp_path):
+    config = client_config(tmp_path, ["builtin/read_file", "mcp/broken/echo"])
+    async with rig(tmp_path, [{"text": "still here"}], config=config) as r:
+        sid = await new_session(r, [stdio_server("broken", MCP_MODE="crash")])
+        reply = await r.prompt(sid, "hi")
+        assert reply.stop_reason == "end_turn"
+        assert r.client.text() == "still here"
+        assert exposed(r.models[0]) == {"read_file"}
+        thought = r.client.text("agent_thought_chunk")
+        assert thought.startswith("Warning: ") and "broken" in thought
+        assert "skipped" in thought
+
+
+async def test_a_selected_server_no_client_supplies_is_skipped_with_a_warning(tmp_path):
+    config = client_config(tmp_path, ["builtin/read_file", "mcp/absent/echo"])
+    async with rig(tmp_path, [{"text": "ok"}], config=config) as r:
+        sid = await new_session(r, [])
+        assert (await r.prompt(sid, "hi")).stop_reason == "end_turn"
+        assert exposed(r.models[0]) == {"read_file"}
+        assert "absent" in r.client.text("agent_thought_chunk")
+
+
+async def test_a_client_server_named_like_a_configured_one_is_invalid_params(tmp_path):
+    configured = {"transport": "stdio", "command": sys.executable, "args": [FIXTURE]}
+    config = client_config(tmp_path, ["builtin/read_file"], servers={"search": configured})
+    async with rig(tmp_path, config=config) as r:
+        await r.conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+        err = await error_of(r.conn.new_session(cwd=str(r.work),
+                                                mcp_servers=[stdio_server("search")]))
+        assert (err.code, err.message) == (
+            -32602, "mcpServers: duplicate MCP server: search")
+        assert r.agent.store.list(None) == []
+
+
+def test_without_acp_a_selected_server_missing_from_the_config_is_still_an_error(tmp_path):
+    from raw_tui.errors import ConfigError
+
+    path = mcp_config(tmp_path, {}, ["mcp/client/echo"])
+    with pytest.raises(ConfigError, match="no MCP server 'client' in mcp.servers"):
+        load_config(str(path), cwd=tmp_path)
+
+
+@pytest.fixture
+def http_server():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, SDK_FIXTURE, "http", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    proc.wait(10)
+
+
+async def test_a_client_http_server_is_selected_and_called_through_the_gate(tmp_path,
+                                                                            http_server):
+    config = client_config(tmp_path, ["mcp/web/add"],
+                           rules=[{"match": "mcp/web/*", "effect": "ask"}])
+    client = RecordingClient(permission=lambda call: "allow")
+    lines = [call_line("web", "add", {"a": 2, "b": 40}), {"text": "done"}]
+    server = HttpMcpServer(type="http", name="web", url=http_server,
+                           headers=[HttpHeader(name="X-Api-Key", value=SECRET)])
+    async with rig(tmp_path, lines, client=client, config=config) as r:
+        sid = await new_session(r, [server])
+        assert (await r.prompt(sid, "add")).stop_reason == "end_turn"
+        assert exposed(r.models[0]) == {alias("web", "add")}  # not shout, echo, panel
+        assert len(client.permissions) == 1
+        [done] = [u for u in client.of("tool_call_update") if u.status == "completed"]
+        assert done.raw_output["content"] == [{"type": "text", "text": "42"}]
+        # the client's header value is a secret from now on
+        assert r.agent.bridges[sid].session.redactor.text(SECRET) == "[redacted]"
