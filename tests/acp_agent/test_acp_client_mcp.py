@@ -158,3 +158,24 @@ async def test_a_client_http_server_is_selected_and_called_through_the_gate(tmp_
         assert done.raw_output["content"] == [{"type": "text", "text": "42"}]
         # the client's header value is a secret from now on
         assert r.agent.bridges[sid].session.redactor.text(SECRET) == "[redacted]"
+
+
+async def test_resume_replaces_the_client_servers_with_the_ones_it_sends(tmp_path):
+    first, second = tmp_path / "first.pid", tmp_path / "second.pid"
+    config = client_config(tmp_path, ["mcp/client/echo"])
+    # a resumed scripted model goes on where the session left it
+    lines = [call_line("client", "echo", {"value": "x"}), {"text": "done"},
+             call_line("client", "echo", {"value": "x"}, "c2"), {"text": "done"}]
+    async with rig(tmp_path, lines, config=config) as r:
+        sid = await new_session(r, [stdio_server("client", MCP_PID_FILE=str(first))])
+        await r.prompt(sid, "one")
+        old = int(first.read_text())
+        await r.conn.resume_session(session_id=sid, cwd=str(r.work),
+                                    mcp_servers=[stdio_server("client", MCP_LABEL="two",
+                                                              MCP_PID_FILE=str(second))])
+        assert await wait_dead(old)
+        await r.prompt(sid, "two")
+        assert alive(int(second.read_text()))
+        outputs = [u.raw_output for u in r.client.of("tool_call_update")
+                   if u.status == "completed"]
+        assert [o["content"][0]["text"] for o in outputs] == ["fx:echo:x", "two:echo:x"]
