@@ -239,6 +239,8 @@ def cmd_config_list(args) -> int:
         mcp_status = asyncio.run(_mcp_status(config, str(args.cwd_path)))
     listing = config_listing(config, mcp_status)
     listing["warnings"] = config_warnings(config)
+    # a key also written elsewhere (a base_url query, a rule's regex) is not shown either
+    listing = config.redactor.json(listing)
     for warning in listing["warnings"]:
         print(f"raw-tui: warning: {warning}", file=sys.stderr)
     if args.json:

@@ -128,3 +128,21 @@ def test_call_report_holds_no_key(tmp_path, server):
     assert "\n[redacted]\n" in report["result"]["content"][0]["text"]
     assert KEY not in proc.stdout + proc.stderr
     assert KEY not in (work / "hook-payloads.jsonl").read_text()
+
+
+def test_config_list_shows_no_key_outside_api_key(tmp_path):
+    # the key also written where config list shows values: a base_url query, a rule's regex
+    # (a user denying commands that use the key), text and --json alike
+    cfg = tmp_path / "cfg"
+    model = {"method": "openai-chat-completions", "model_id": "m", "api_key": KEY,
+             "base_url": f"https://models.example/v1?key={KEY}"}
+    rule = {"match": "builtin/bash", "effect": "ask", "when": {
+        "source": "arguments", "any": "commands[*].command", "regex": KEY}}
+    write_config(cfg, {"tools": {"use": ["builtin/bash"], "rules": [rule]}},
+                 models={"m": model})
+    for extra in ([], ["--json"]):
+        proc = raw_tui("--config", str(cfg / "raw.json"), "config", "list", *extra)
+        assert proc.returncode == 0, proc.stderr
+        assert "key=[redacted]" in proc.stdout, proc.stdout
+        assert KEY not in proc.stdout + proc.stderr
+
