@@ -459,7 +459,8 @@ def cmd_hooks_test(args) -> int:
                           file=config.label)
 
     hooks = agent.hooks if agent.hooks.get(args.hook_id) is not None else load_one
-    return hooks_test(hooks, args.hook_id, args.event, args.payload, cwd=str(args.cwd_path))
+    return hooks_test(hooks, args.hook_id, args.event, args.payload, cwd=str(args.cwd_path),
+                      redactor=config.redactor)
 
 
 if __name__ == "__main__":

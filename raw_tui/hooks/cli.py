@@ -5,7 +5,8 @@ for tool events, `hello` for UserPromptSubmit, `{status: completed}` for Stop, `
 SessionStart) with the top-level fields of FILE's JSON object laid over it; `protocol_version`
 and `event` are always set. The hook runs whether or not its `match`/`when` would select this
 payload (a note on stderr says when they would not). Prints the receipt line, then the decision
-as one JSON object; the hook's stderr, if any, goes to stderr.
+as one JSON object; the hook's stderr, if any, goes to stderr. As in a session, every configured
+secret is taken out of the payload the hook reads and of everything printed (`raw_tui/redact.py`).
 
 Exit codes: 0 continued, 1 denied or error, 2 configuration error (bad config, unknown hook id,
 an event the hook does not subscribe to, an unreadable payload file).
@@ -24,6 +25,7 @@ import msgspec
 from ..errors import ConfigError
 from ..frozen import freeze
 from ..jsonstrict import loads
+from ..redact import Redactor
 from ..termsafe import escape_controls
 from ..tools.ports import CallInfo
 from .dispatcher import select_for_call, format_receipt, make_receipt
@@ -60,7 +62,8 @@ def default_payload(event: str, *, cwd: str) -> dict[str, Any]:
 
 def hooks_test(hookset_or_loader: HookSetSource, hook_id: str, event: str,
                payload_file: str | Path | None, *, cwd: str | None = None,
-               out: TextIO | None = None, err: TextIO | None = None) -> int:
+               out: TextIO | None = None, err: TextIO | None = None,
+               redactor: Redactor | None = None) -> int:
     """Run `hook_id` once for `event`; print its receipt and decision; return the exit code.
 
     `hookset_or_loader` is a HookSet or a callable returning one (it may raise ConfigError:
@@ -69,6 +72,7 @@ def hooks_test(hookset_or_loader: HookSetSource, hook_id: str, event: str,
     """
     out = out or sys.stdout
     err = err or sys.stderr
+    redactor = redactor or Redactor()
     cwd = cwd or os.getcwd()
     owned = callable(hookset_or_loader)
     try:
@@ -81,7 +85,7 @@ def hooks_test(hookset_or_loader: HookSetSource, hook_id: str, event: str,
         hook = _pick(hookset, hook_id, event)
         payload = _payload(event, payload_file, cwd)
         _note_selection(hook, event, payload, err)
-        run = asyncio.run(run_hook(hook, encode_payload(payload), gate=event in GATE_EVENTS, cwd=cwd))
+        run = asyncio.run(run_hook(hook, redactor.encoded(encode_payload(payload)), gate=event in GATE_EVENTS, cwd=cwd))
     except ConfigError as exc:
         print(f"error: {exc}", file=err)
         return 2
@@ -90,7 +94,7 @@ def hooks_test(hookset_or_loader: HookSetSource, hook_id: str, event: str,
             hookset.close()
         elif hook is not None:
             hook.close()  # only the materialised copy goes; the snapshot stays usable
-    _print(hook, event, run, out, err)
+    _print(hook, event, run, out, err, redactor)
     return 0 if run.outcome == "continued" else 1
 
 
@@ -141,12 +145,13 @@ def _note_selection(hook: LoadedHook, event: str, payload: dict[str, Any], err: 
               f"hook {hook.id}: effects inspection unavailable", file=err)
 
 
-def _print(hook: LoadedHook, event: str, run: HookRun, out: TextIO, err: TextIO) -> None:
+def _print(hook: LoadedHook, event: str, run: HookRun, out: TextIO, err: TextIO,
+           redactor: Redactor) -> None:
     if run.stderr:
-        err.write(run.stderr.decode("utf-8", "replace"))
+        err.write(redactor.text(run.stderr.decode("utf-8", "replace")))
         if not run.stderr.endswith(b"\n"):
             err.write("\n")
-    receipt = format_receipt(make_receipt(hook.id, event, run, None))
+    receipt = redactor.text(format_receipt(make_receipt(hook.id, event, run, None)))
     print(escape_controls(receipt), file=out)  # a text line; the JSON line escapes by itself
     decision: dict[str, Any] = {"id": hook.id, "event": event, "outcome": run.outcome,
                                 "decision": run.decision, "duration_ms": run.duration_ms}
@@ -154,4 +159,4 @@ def _print(hook: LoadedHook, event: str, run: HookRun, out: TextIO, err: TextIO)
         value = getattr(run, key)
         if value is not None:
             decision[key] = value
-    print(msgspec.json.encode(decision).decode(), file=out)
+    print(msgspec.json.encode(redactor.json(decision)).decode(), file=out)

@@ -146,3 +146,31 @@ def test_config_list_shows_no_key_outside_api_key(tmp_path):
         assert "key=[redacted]" in proc.stdout, proc.stdout
         assert KEY not in proc.stdout + proc.stderr
 
+
+def test_hooks_test_shows_no_key(tmp_path):
+    # a hook that prints the key (it reads it from the environment) on stderr and in its
+    # reason, given a payload file holding it: `hooks test` redacts as the session does
+    cfg = tmp_path / "cfg"
+    hook = cfg / "hooks" / "leak"
+    hook.mkdir(parents=True)
+    (hook / "hook.json").write_text(json.dumps({
+        "protocol_version": 2, "name": "leak", "command": "./leak.sh",
+        "events": [{"name": "PreToolUse"}]}))
+    script = hook / "leak.sh"
+    read_payload = tmp_path / "read.json"
+    script.write_text(f"#!/bin/sh\ncat >{read_payload}\necho \"key $TEST_RAW_KEY\" >&2\n"
+                      "printf '{\"decision\": \"deny\", \"reason\": \"saw %s\"}' "
+                      "\"$TEST_RAW_KEY\"\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    write_config(cfg, {"tools": {"use": ["builtin/bash"]}, "hooks": {"use": ["agent/leak"]}},
+                 models={"m": {"method": "openai-chat-completions", "model_id": "m",
+                               "api_key_env": "TEST_RAW_KEY"}})
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps({"note": f"key {ENV_KEY}"}))
+    proc = raw_tui("--config", str(cfg / "raw.json"), "hooks", "test", "agent/leak",
+                   "--event", "PreToolUse", "--payload", str(payload),
+                   env={"TEST_RAW_KEY": ENV_KEY})
+    assert proc.returncode == 1, proc.stderr
+    assert "key [redacted]" in proc.stderr and "saw [redacted]" in proc.stdout, proc
+    assert ENV_KEY not in proc.stdout + proc.stderr
+    assert "key [redacted]" in read_payload.read_text()
