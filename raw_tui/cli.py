@@ -154,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr = terminal_stream(sys.stderr)
     if _prints_text(args):
         sys.stdout = terminal_stream(sys.stdout)
+    elif args.command in ("run", "sessions", "call", "hooks", "config"):  # their JSON
+        sys.stdout = terminal_stream(sys.stdout, json=True)
     try:
         code = _command(args)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush

@@ -2,7 +2,8 @@
 messages and file contents must not be able to retitle, clear or otherwise drive the user's
 terminal. `escape_controls` is the one function that makes text safe; `TerminalStream` applies
 it to everything written through a stream (the command line wraps stderr always, and stdout
-when a command prints text rather than JSON)."""
+when a command prints text rather than JSON). JSON output escapes C0 by nature but not DEL
+and C1 (U+009B is CSI to xterm): `escape_json_controls` writes those as `\\u00XX`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typing import TextIO
 _CONTROLS = list(range(0x20)) + list(range(0x7F, 0xA0))
 _ALL = {c: f"\\x{c:02x}" for c in _CONTROLS}
 _KEEP_LINES = {c: escape for c, escape in _ALL.items() if c not in (0x09, 0x0A)}
+# in JSON text DEL and C1 can only sit inside a string, where `\u00XX` means the same
+_JSON_C1 = {c: f"\\u{c:04x}" for c in range(0x7F, 0xA0)}
 
 
 def escape_controls(text: str, *, keep_lines: bool = True) -> str:
@@ -21,16 +24,22 @@ def escape_controls(text: str, *, keep_lines: bool = True) -> str:
     return text.translate(_KEEP_LINES if keep_lines else _ALL)
 
 
+def escape_json_controls(text: str) -> str:
+    """JSON text with DEL and the C1 controls written as `\\u00XX` escapes: the same JSON."""
+    return text.translate(_JSON_C1)
+
+
 class TerminalStream(io.TextIOBase):
     """A text stream writing through another one, with controls escaped. Everything else
     (fileno, isatty, encoding, flush) is the wrapped stream's."""
 
-    def __init__(self, inner: TextIO) -> None:
+    def __init__(self, inner: TextIO, *, json: bool = False) -> None:
         super().__init__()
         self.inner = inner
+        self.escape = escape_json_controls if json else escape_controls
 
     def write(self, text: str) -> int:
-        self.inner.write(escape_controls(text))
+        self.inner.write(self.escape(text))
         return len(text)
 
     def flush(self) -> None:
@@ -54,6 +63,6 @@ class TerminalStream(io.TextIOBase):
         return self.inner.errors
 
 
-def terminal_stream(stream: TextIO) -> TextIO:
-    """`stream` wrapped (once)."""
-    return stream if isinstance(stream, TerminalStream) else TerminalStream(stream)
+def terminal_stream(stream: TextIO, *, json: bool = False) -> TextIO:
+    """`stream` wrapped (once); `json`: it carries JSON text (only DEL and C1 escaped)."""
+    return stream if isinstance(stream, TerminalStream) else TerminalStream(stream, json=json)

@@ -319,6 +319,32 @@ def test_text_output_shows_control_characters_escaped(tmp_path):
     assert ESCAPED in tested.stderr and ESCAPED in tested.stdout.splitlines()[0]
 
 
+def test_json_output_shows_c1_controls_escaped(tmp_path):
+    # JSON encoders escape C0 but leave DEL and C1 (U+009B is CSI to xterm) raw: every JSON
+    # a command prints (run --output jsonl, sessions show, call, hooks test) escapes them
+    cfg = tmp_path / "cfg"
+    write_hook(cfg, "loud", f"print(json.dumps({{'message': {HOSTILE!r}}}, ensure_ascii=False))\n",
+               events=["PreToolUse"])
+    write_tool(cfg, "echo", f"def handler(args, ctx):\n    return {HOSTILE!r} + '\\x7f'\n")
+    write_config(cfg, {"tools": {"use": ["agent/echo"]}, "hooks": {"use": ["agent/loud"]}})
+    (cfg / "script.jsonl").write_text(
+        json.dumps({"text": f"model says {HOSTILE}",
+                    "tool_calls": [{"name": "echo", "arguments": {}}]}) + "\n")
+    config = ("--config", str(cfg / "raw.json"))
+    run = raw_tui(*config, "run", "hi", "--output", "jsonl")
+    session_id = raw_tui("sessions", "list").stdout.split()[0]
+    shown = raw_tui("sessions", "show", session_id)
+    called = raw_tui(*config, "call", "echo", "--args", "{}")
+    tested = raw_tui(*config, "hooks", "test", "agent/loud", "--event", "PreToolUse")
+    for proc in (run, shown, called, tested):
+        assert "\x9b" not in proc.stdout and "\x7f" not in proc.stdout, proc.args
+        assert "\\u009b31m" in proc.stdout, proc.args
+    assert "\\u007f" in called.stdout
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    assert events[-1]["type"] == "run_end"
+    assert any(e.get("text") == f"model says {HOSTILE}" for e in events)  # the same text
+
+
 def test_stderr_lines_show_control_characters_escaped(tmp_path):
     path = tmp_path / "raw.json"
     path.write_text('{"models": {}, "agents": {}, "\\u001b]0;pwned\\u0007": 1}')
