@@ -144,9 +144,13 @@ def main(argv: list[str] | None = None) -> int:
                           ("continue_", False), ("resume", None)):
         if not hasattr(args, name):
             setattr(args, name, default)
-    cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
+    from .termsafe import escape_controls, terminal_stream
+
+    cwd = _working_directory(args.cwd)
+    if isinstance(cwd, str):  # a session there spawns nothing and is saved under no directory
+        print(escape_controls(f"raw-tui: {cwd}", keep_lines=False), file=sys.stderr)
+        return EXIT_CONFIG
     args.cwd_path = cwd
-    from .termsafe import terminal_stream
 
     # every line on stderr, and stdout where a command prints text, with controls escaped;
     # not under the full-screen UI, whose Textual prints its own (colored) crash reports
@@ -165,6 +169,19 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return EXIT_BROKEN_PIPE
+
+
+def _working_directory(given: str | None) -> Path | str:
+    """`--cwd` (else the current directory) resolved, or what is wrong with it."""
+    try:
+        cwd = Path(given).resolve() if given else Path.cwd()
+    except (OSError, RuntimeError):  # the current directory was removed; a symlink loop
+        cwd = None
+    if cwd is not None and cwd.is_dir():
+        return cwd
+    if given:
+        return f"--cwd {given}: not a directory"
+    return "the current directory no longer exists"
 
 
 def _prints_text(args) -> bool:

@@ -345,6 +345,33 @@ def test_json_output_shows_c1_controls_escaped(tmp_path):
     assert any(e.get("text") == f"model says {HOSTILE}" for e in events)  # the same text
 
 
+@pytest.mark.parametrize("command", [["run", "hi"], ["call", "bash", "--args", "{}"],
+                                     ["config", "list"]])
+@pytest.mark.parametrize("what", ["missing", "file"])
+def test_a_cwd_that_is_not_a_directory_is_one_line(tmp_path, command, what):
+    # a session there would spawn nothing (every hook and bash call failing with `spawn`)
+    # and be saved under a directory that does not exist
+    cwd = tmp_path / "nowhere"
+    if what == "file":
+        cwd.write_text("")
+    cfg = config_with(tmp_path, ["builtin/bash"])
+    proc = raw_tui("--config", str(cfg / "raw.json"), "--cwd", str(cwd), *command)
+    one_clean_line(proc, 2, "--cwd", str(cwd), "not a directory")
+    assert proc.stdout == ""
+
+
+def test_a_removed_current_directory_is_one_line(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "raw_tui.cli", "config", "list"],
+                            cwd=gone, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True,
+                            preexec_fn=lambda: os.rmdir(gone))
+    out, err = proc.communicate(timeout=60)
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    one_clean_line(done, 2, "the current directory no longer exists")
+
+
 def test_stderr_lines_show_control_characters_escaped(tmp_path):
     path = tmp_path / "raw.json"
     path.write_text('{"models": {}, "agents": {}, "\\u001b]0;pwned\\u0007": 1}')
