@@ -182,21 +182,26 @@ def load_config(explicit: str | None = None, *, cwd: Path | None = None,
         config.redactor.register(model.api_key)
         if model.api_key_env:
             config.redactor.register(os.environ.get(model.api_key_env))
-    if is_demo:
-        _prepare_demo(models)
-    if model_override and model_override.startswith("scripted:"):
-        script = str((cwd / model_override[len("scripted:"):]).resolve())
-        models[model_override] = ModelConfig(method="scripted", script=script)
-    elif model_override and model_override not in models:
-        raise ConfigError(f"--model {model_override!r}: not a model alias of this config",
-                          file=label, path="models")
-    from .tools.registry import ToolCache
+    try:  # an error quoting a value (a bad regex, an alias) must not show a key either
+        if is_demo:
+            _prepare_demo(models)
+        if model_override and model_override.startswith("scripted:"):
+            script = str((cwd / model_override[len("scripted:"):]).resolve())
+            models[model_override] = ModelConfig(method="scripted", script=script)
+        elif model_override and model_override not in models:
+            raise ConfigError(f"--model {model_override!r}: not a model alias of this config",
+                              file=label, path="models")
+        from .tools.registry import ToolCache
 
-    cache = ToolCache()
-    for name, value in raw.agents.items():
-        config.agents[name] = _agent(name, value, models, config, cache, model_override)
-    if raw.default_agent is not None and raw.default_agent not in config.agents:
-        raise ConfigError(f"unknown agent {raw.default_agent!r}", file=label, path="default_agent")
+        cache = ToolCache()
+        for name, value in raw.agents.items():
+            config.agents[name] = _agent(name, value, models, config, cache, model_override)
+        if raw.default_agent is not None and raw.default_agent not in config.agents:
+            raise ConfigError(f"unknown agent {raw.default_agent!r}", file=label,
+                              path="default_agent")
+    except ConfigError as err:
+        raise ConfigError(config.redactor.text(err.detail), file=err.file,
+                          path=config.redactor.text(err.path)) from None
     return config
 
 

@@ -174,3 +174,18 @@ def test_hooks_test_shows_no_key(tmp_path):
     assert "key [redacted]" in proc.stderr and "saw [redacted]" in proc.stdout, proc
     assert ENV_KEY not in proc.stdout + proc.stderr
     assert "key [redacted]" in read_payload.read_text()
+
+
+@pytest.mark.parametrize("where", ["regex", "alias"])
+def test_a_config_error_quoting_the_key_shows_no_key(tmp_path, where):
+    cfg = tmp_path / "cfg"
+    model = {"method": "openai-chat-completions", "model_id": "m", "api_key": KEY}
+    rule = {"match": "builtin/bash", "effect": "ask", "when": {
+        "source": "arguments", "any": "commands[*].command", "regex": f"({KEY}"}}
+    agent = {"tools": {"use": ["builtin/bash"], "rules": [rule] if where == "regex" else []}}
+    if where == "alias":
+        agent["model"] = KEY  # the key pasted where the alias goes
+    write_config(cfg, agent, models={"m": model})
+    proc = raw_tui("--config", str(cfg / "raw.json"), "config", "list")
+    assert proc.returncode == 2 and "[redacted]" in proc.stderr, proc.stderr
+    assert KEY not in proc.stdout + proc.stderr
