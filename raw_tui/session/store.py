@@ -94,6 +94,14 @@ def _history_op(method: Callable[..., T]) -> Callable[..., T]:
     return guarded
 
 
+def _sql_text(value: str) -> str:
+    """A path or an id as SQLite can bind it: a byte that is not UTF-8 (a folder named
+    `d\\xff` arrives as a lone surrogate) is written `\\xff`, the same way every time."""
+    if value.isascii():
+        return value
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 class HistoryStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_path()
@@ -121,7 +129,8 @@ class HistoryStore:
         now = time.time()
         self.db.execute(
             "INSERT INTO sessions (id, cwd, agent, model, config, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)", (session_id, cwd, agent, model, config, now, now))
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (session_id, _sql_text(cwd), agent, model, _sql_text(config), now, now))
         self._seq[session_id] = 0
 
     @_history_op
@@ -150,14 +159,14 @@ class HistoryStore:
 
     @_history_op
     def get(self, session_id: str) -> SessionRow | None:
-        rows = self._rows("WHERE s.id = ?", (session_id,))
+        rows = self._rows("WHERE s.id = ?", (_sql_text(session_id),))
         return rows[0] if rows else None
 
     @_history_op
     def list(self, cwd: str | None = None) -> list[SessionRow]:
         if cwd is None:
             return self._rows("", ())
-        return self._rows("WHERE s.cwd = ?", (cwd,))
+        return self._rows("WHERE s.cwd = ?", (_sql_text(cwd),))
 
     def latest(self, cwd: str) -> SessionRow | None:
         rows = self.list(cwd)

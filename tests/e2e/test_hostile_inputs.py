@@ -372,6 +372,25 @@ def test_a_removed_current_directory_is_one_line(tmp_path):
     one_clean_line(done, 2, "the current directory no longer exists")
 
 
+def test_a_directory_or_session_id_not_valid_utf8_is_no_traceback(tmp_path):
+    # a folder named with a byte that is not UTF-8 (`d\\xff`) arrives as a lone surrogate,
+    # which SQLite cannot bind: the session is saved under `d\\xff` and found again
+    cfg = config_with(tmp_path, ["builtin/bash"])
+    (cfg / "script.jsonl").write_text(json.dumps({"text": "hello"}) + "\n")
+    work = tmp_path / "d\udcff"
+    work.mkdir()
+    config = ("--config", str(cfg / "raw.json"), "--cwd", str(work))
+    first = raw_tui(*config, "run", "hi")
+    assert first.returncode == 0, first.stderr[-2000:]
+    again = raw_tui(*config, "run", "--continue", "again")
+    assert again.returncode == 0, again.stderr[-2000:]
+    listed = raw_tui("sessions", "list").stdout.splitlines()
+    assert len(listed) == 1 and "d\\xff" in listed[0], listed
+    for command in ("show", "delete"):
+        unknown = raw_tui("sessions", command, "s\udcff")
+        one_clean_line(unknown, 1, "unknown session")
+
+
 def test_stderr_lines_show_control_characters_escaped(tmp_path):
     path = tmp_path / "raw.json"
     path.write_text('{"models": {}, "agents": {}, "\\u001b]0;pwned\\u0007": 1}')
