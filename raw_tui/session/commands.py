@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
+from ..termsafe import escape_controls
 from .store import HistoryStore
 from .textout import TextPrinter
 
@@ -16,7 +17,8 @@ def cmd_sessions(args) -> int:
             for row in store.list():
                 when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated_at))
                 title = row.title or "(no prompt)"
-                print(f"{row.id}  {when}  {row.agent}  {row.events} events  {row.cwd}  {title}")
+                cwd = escape_controls(row.cwd, keep_lines=False)  # a newline is no new row
+                print(f"{row.id}  {when}  {row.agent}  {row.events} events  {cwd}  {title}")
             return 0
         row = store.get(args.session_id)
         if row is None:

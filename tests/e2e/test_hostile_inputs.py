@@ -391,6 +391,20 @@ def test_a_directory_or_session_id_not_valid_utf8_is_no_traceback(tmp_path):
         one_clean_line(unknown, 1, "unknown session")
 
 
+def test_sessions_list_is_one_line_per_session_whatever_the_folder_name(tmp_path):
+    # a newline in a folder name must not start a second row (one that could pass for a
+    # session of its own); a tab is shown escaped too
+    cfg = config_with(tmp_path, ["builtin/bash"])
+    (cfg / "script.jsonl").write_text(json.dumps({"text": "hello"}) + "\n")
+    work = tmp_path / "a\ns0fake  2026-01-01 00:00  main\tb"
+    work.mkdir()
+    proc = raw_tui("--config", str(cfg / "raw.json"), "--cwd", str(work), "run", "hi")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    listed = raw_tui("sessions", "list").stdout.splitlines()
+    assert len(listed) == 1, listed
+    assert "a\\x0as0fake  2026-01-01 00:00  main\\x09b" in listed[0]
+
+
 def test_stderr_lines_show_control_characters_escaped(tmp_path):
     path = tmp_path / "raw.json"
     path.write_text('{"models": {}, "agents": {}, "\\u001b]0;pwned\\u0007": 1}')
