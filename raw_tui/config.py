@@ -16,12 +16,13 @@ from typing import Any, Literal
 import msgspec
 
 from .errors import ConfigError, json_path
-from .jsonstrict import convert, load_file
+from .jsonstrict import convert, load_file, read_bounded
 from .paths import config_home
 from .redact import Redactor
 
 DEMO_DIR = Path(__file__).parent / "demo"
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
+MAX_SYSTEM_PROMPT_BYTES = 1024 * 1024  # system_prompt_file
 
 
 class _Strict(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -332,11 +333,13 @@ def _agent(name: str, value: Any, models: dict[str, ModelConfig], config: Config
     system_prompt = agent.system_prompt
     if agent.system_prompt_file is not None:
         prompt_path = config.dir / agent.system_prompt_file
+        at = json_path(where + ["system_prompt_file"])
         try:
-            system_prompt = prompt_path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise ConfigError(f"cannot read {prompt_path}: {err}", file=file,
-                              path=json_path(where + ["system_prompt_file"])) from None
+            system_prompt = read_bounded(prompt_path, MAX_SYSTEM_PROMPT_BYTES).decode("utf-8")
+        except ConfigError as err:  # a FIFO, /dev/zero, a huge file: read no further
+            raise ConfigError(err.line(), file=file, path=at) from None
+        except UnicodeDecodeError as err:
+            raise ConfigError(f"cannot read {prompt_path}: {err}", file=file, path=at) from None
     model = models[alias]
     if model.method == "scripted" and model.script and not os.path.isabs(model.script):
         model = msgspec.structs.replace(model, script=str(config.dir / model.script))

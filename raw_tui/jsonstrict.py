@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -178,14 +180,31 @@ def printable_path(where: list[str | int]) -> list[str | int]:
             for k in where]
 
 
-def load_file(path: Path, *, max_bytes: int | None = None, label: str | None = None) -> Any:
+def read_bounded(path: Path, max_bytes: int, *, label: str | None = None) -> bytes:
+    """A regular file's bytes, at most `max_bytes` of them: a FIFO (which would block), a
+    device (`/dev/zero` never ends) or a larger file is a ConfigError, read no further."""
     label = label or str(path)
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as err:
         raise ConfigError(f"cannot read: {err.strerror}", file=label) from None
-    if max_bytes is not None and len(data) > max_bytes:
-        raise ConfigError(f"file is {len(data)} bytes, over the limit of {max_bytes}", file=label)
+    with os.fdopen(fd, "rb") as file:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise ConfigError("cannot read: not a regular file", file=label)
+            data = file.read(max_bytes + 1)
+        except OSError as err:
+            raise ConfigError(f"cannot read: {err.strerror}", file=label) from None
+    if len(data) > max_bytes:
+        size = max(info.st_size, len(data))
+        raise ConfigError(f"file is {size} bytes, over the limit of {max_bytes}", file=label)
+    return data
+
+
+def load_file(path: Path, *, max_bytes: int, label: str | None = None) -> Any:
+    label = label or str(path)
+    data = read_bounded(path, max_bytes, label=label)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -32,7 +32,7 @@ from typing import Any, AsyncIterator
 import msgspec
 
 from ..errors import ConfigError
-from ..jsonstrict import JsonError, decode
+from ..jsonstrict import JsonError, decode, read_bounded
 from .base import (
     METHOD_SCRIPTED,
     STOP_END_TURN,
@@ -68,13 +68,18 @@ class ScriptStep(msgspec.Struct, frozen=True):
     tool_calls: tuple[ToolCallRequest, ...]
 
 
+MAX_SCRIPT_BYTES = 16 * 1024 * 1024
+
+
 def load_script(path: str | Path) -> list[ScriptStep]:
     """Read and check a JSONL script. Raises ConfigError naming `FILE:LINE`."""
     try:
-        content = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        content = read_bounded(Path(path), MAX_SCRIPT_BYTES).decode("utf-8")
+    except ConfigError as exc:  # a FIFO, /dev/zero, a huge file: read no further
+        detail = exc.detail.removeprefix("cannot read: ")
         raise ConfigError(f"cannot read script: {detail}", file=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"cannot read script: {exc}", file=str(path)) from None
     entries: list[tuple[str, Any]] = []
     for number, line in enumerate(content.splitlines(), start=1):
         if not line.strip():

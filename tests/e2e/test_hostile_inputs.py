@@ -405,6 +405,30 @@ def test_sessions_list_is_one_line_per_session_whatever_the_folder_name(tmp_path
     assert "a\\x0as0fake  2026-01-01 00:00  main\\x09b" in listed[0]
 
 
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo", "huge"])
+@pytest.mark.parametrize("field", ["system_prompt_file", "script"])
+def test_a_file_that_never_ends_is_one_line(tmp_path, target, field):
+    # system_prompt_file or a scripted model's script naming /dev/zero read until memory ran
+    # out (a MemoryError traceback), a FIFO blocked for ever, a huge file was read whole
+    if target == "fifo":
+        target = tmp_path / "fifo"
+        os.mkfifo(target)
+    elif target == "huge":
+        target = tmp_path / "huge"
+        with open(target, "wb") as file:
+            file.truncate(64 * 1024 * 1024)  # sparse: no disk used
+    cfg = tmp_path / "cfg"
+    agent = {"tools": {"use": ["builtin/bash"]}}
+    models = {"m": {"method": "scripted", "script": "script.jsonl"}}
+    if field == "system_prompt_file":
+        agent["system_prompt_file"] = str(target)
+    else:
+        models["m"]["script"] = str(target)
+    write_config(cfg, agent, models=models)
+    proc = raw_tui("--config", str(cfg / "raw.json"), "run", "hi", timeout=30)
+    one_clean_line(proc, 2, str(target))
+
+
 def test_stderr_lines_show_control_characters_escaped(tmp_path):
     path = tmp_path / "raw.json"
     path.write_text('{"models": {}, "agents": {}, "\\u001b]0;pwned\\u0007": 1}')
