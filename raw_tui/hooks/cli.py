@@ -32,7 +32,7 @@ from .dispatcher import select_for_call, format_receipt, make_receipt
 from .load import HookSet, LoadedHook
 from .manifest import EVENTS, GATE_EVENTS, TOOL_EVENTS
 from .payload import encode_payload
-from .runner import HookRun, run_hook
+from .runner import MAX_INPUT_BYTES, HookRun, run_hook
 
 HookSetSource = Union[HookSet, Callable[[], HookSet]]
 
@@ -114,8 +114,13 @@ def _payload(event: str, payload_file: str | Path | None, cwd: str) -> dict[str,
     payload = default_payload(event, cwd=cwd)
     if payload_file is None:
         return payload
-    try:
-        text = Path(payload_file).read_text(encoding="utf-8")
+    try:  # bounded: `/dev/zero` never ends; a pipe (`<(jq ...)`) is fine
+        with open(payload_file, "rb") as file:
+            data = file.read(MAX_INPUT_BYTES + 1)
+        if len(data) > MAX_INPUT_BYTES:
+            raise ConfigError(f"the payload is over the limit of {MAX_INPUT_BYTES} bytes",
+                              file=str(payload_file))
+        text = data.decode("utf-8")
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read the payload: {exc}", file=str(payload_file)) from None
     given = loads(text, file=str(payload_file))  # strict, bounded: one clean error

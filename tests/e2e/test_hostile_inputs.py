@@ -95,6 +95,19 @@ def test_a_deep_hooks_test_payload_is_a_config_error(tmp_path):
     one_clean_line(proc, 2, "error", str(payload), "nested more than 64 levels deep")
 
 
+def test_a_hooks_test_payload_that_never_ends_is_a_config_error(tmp_path):
+    # `--payload /dev/zero` read until memory ran out; a pipe (`<(jq ...)`) still works
+    cfg = tmp_path / "cfg"
+    write_hook(cfg, "notify", "print('{}')\n", events=["Stop"])
+    write_config(cfg, {"tools": {"use": ["builtin/bash"]}, "hooks": {"use": ["agent/notify"]}})
+    proc = raw_tui("--config", str(cfg / "raw.json"), "hooks", "test", "agent/notify",
+                   "--event", "Stop", "--payload", "/dev/zero", timeout=30)
+    one_clean_line(proc, 2, "error", "/dev/zero", "over the limit")
+    piped = raw_tui("--config", str(cfg / "raw.json"), "hooks", "test", "agent/notify",
+                    "--event", "Stop", "--payload", "/dev/stdin", input='{"run": {}}')
+    assert piped.returncode == 0, piped.stderr
+
+
 def test_a_deep_scripted_model_line_is_a_config_error(tmp_path):
     cfg = config_with(tmp_path, ["builtin/read_file"])
     (cfg / "script.jsonl").write_text('{"text": "fine"}\n{"tool_calls": ' + deep_array() + "}\n")
