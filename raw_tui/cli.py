@@ -218,14 +218,9 @@ def _command(args) -> int:
         if args.command == "serve":
             from .ui.serve import cmd_serve
 
+            load(args)  # a broken config fails here (exit 2), not in every tab
             return cmd_serve(args)
-        from .ui.typeahead import keep_typeahead  # no textual: keys typed while the UI
-        # loads keep Enter as Enter instead of turning into newlines
-
-        with keep_typeahead():
-            from .ui.app import cmd_ui
-
-            return cmd_ui(args)
+        return cmd_ui(args)
     except ConfigError as err:
         print(f"raw-tui: config error: {err.line()}", file=sys.stderr)  # escaped by line()
         return EXIT_CONFIG
@@ -238,6 +233,71 @@ def _command(args) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_CANCELLED
+
+
+# the UI -------------------------------------------------------------------------------------
+
+def cmd_ui(args) -> int:
+    """Bare `raw-tui`: draw the app, open (or resume) the session right after its first
+    frame, run until it quits; a session chosen in the palette is opened next, in a new
+    app. A config error raises ConfigError (exit 2); an unknown session exits 1."""
+    import asyncio
+
+    from .ui.typeahead import keep_typeahead  # no textual: keys typed while the UI loads
+    # keep Enter as Enter instead of turning into newlines
+
+    with keep_typeahead():
+        while True:
+            try:
+                outcome = asyncio.run(_run_ui(args))
+            except Exception as err:
+                if getattr(err, "code", None) == "unknown_session":
+                    print(f"raw-tui: {err.message}", file=sys.stderr)
+                    return 1
+                raise
+            if isinstance(outcome, int):
+                return outcome
+            args.resume, args.continue_ = outcome, False
+
+
+async def _run_ui(args) -> "int | str":
+    """One app on one session: its exit code, or the id of the saved session to open next."""
+    import os
+
+    from .client import TRANSPORT_ENV, InProcessTransport, with_transport
+    from .session import open_session
+    from .ui.app import RawApp, Resume
+
+    opened = []
+
+    def opener():
+        session, replay = open_session(args, interactive=True)
+        opened.append(session)
+        return session, replay
+
+    transport = InProcessTransport(opener, cwd=str(args.cwd_path))
+    app = RawApp(with_transport(os.environ.get(TRANSPORT_ENV), transport))
+    signalled: list[int] = []
+
+    def stop() -> None:  # SIGTERM, SIGHUP (an SSH drop), SIGINT from outside: end cleanly
+        signalled.append(EXIT_CANCELLED)
+        app.exit(return_code=EXIT_CANCELLED)
+
+    try:
+        with on_stop_signals(stop):
+            await app.run_async()
+    finally:
+        await transport.close()
+        for session in opened:
+            if session.store is not None:
+                session.store.close()
+    if app.startup_error is not None:
+        raise app.startup_error
+    if signalled:
+        return EXIT_CANCELLED
+    if isinstance(app.return_value, Resume):
+        return app.return_value.session_id
+    return app.return_code or 0
 
 
 def load(args, *, client_mcp: bool = False) -> Any:

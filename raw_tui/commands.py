@@ -1,7 +1,9 @@
-"""Commands a UI sends to a session: msgspec Structs, so they can cross a socket later.
+"""The session facade: the commands a client sends to a session, the answers it gets, and
+`SessionApi`, what a session offers its clients. All msgspec Structs, so they cross a socket.
 
-Events go out on the bus; commands come in through `Session.handle(command)`, which returns
-a `Reply`. Nothing here imports the UI or the engine internals.
+Events go out on the bus; commands come in through `SessionApi.handle(command)`, which
+returns a `Reply`. Clients reach a session through a transport (`raw_tui.client`). Nothing
+here imports a client or the engine internals.
 """
 
 from __future__ import annotations
@@ -81,10 +83,38 @@ class SessionInfo(msgspec.Struct, omit_defaults=True):
     cwd: str
 
 
+class UiSettings(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The `ui` section of raw.json, as a client receives it: a keymap (binding id → keys)
+    and switches, off by default so an idle SSH link carries nothing."""
+
+    keymap: dict[str, str] = {}
+    cursor_blink: bool = False
+    animations: bool = False
+    max_chat_items: int = 100  # chat rows kept on screen; older ones stay readable (Ctrl+O)
+
+
+class SavedSession(msgspec.Struct, frozen=True):
+    """One saved session a client may offer to resume."""
+
+    id: str
+    title: str
+    updated_at: float
+    events: int
+
+
 class SessionApi(Protocol):
-    """What a UI needs from a session: the bus, a description, and `handle`."""
+    """What a session offers its clients (the transport's engine side): the bus its events
+    are published on, a description, one `handle` per command, and the rest of the facade."""
 
     bus: Any
     info: SessionInfo
 
+    async def open(self, *, watch: bool = False) -> None: ...
+
     async def handle(self, command: Command) -> Reply: ...
+
+    def saved_sessions(self) -> list[SavedSession]: ...
+
+    def ui_settings(self) -> UiSettings: ...
+
+    async def close(self) -> None: ...

@@ -2,7 +2,28 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+from raw_tui.client import TRANSPORT_ENV, TRANSPORTS
+
+
+def pytest_addoption(parser):
+    parser.addoption("--transport", choices=TRANSPORTS, default=None,
+                     help="the transport between the UI and its session in the UI and "
+                          "end-to-end tests (default: in-process; also RAW_TUI_TRANSPORT)")
+
+
+def pytest_configure(config):
+    """Set RAW_TUI_TRANSPORT for this process and the apps the tests start (tmux, ssh)."""
+    name = config.getoption("--transport")
+    if name:
+        os.environ[TRANSPORT_ENV] = name
+
+
+def pytest_report_header(config):
+    return f"UI transport: {os.environ.get(TRANSPORT_ENV) or 'in-process'}"
 
 
 @pytest.fixture(autouse=True)

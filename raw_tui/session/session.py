@@ -16,6 +16,8 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from .. import bus as ev
 from .. import commands as cmd
 from .. import errors as E
@@ -30,6 +32,7 @@ from .conversation import Conversation, requests_made, user_text
 from .prompt import system_prompt
 
 DEFAULT_KEEP_TURNS = 2
+MAX_SAVED_SESSIONS = 20  # saved sessions a client is offered to resume
 CLOSE_GRACE_S = 10  # how long close() waits for a cancelled turn before stopping it
 
 TRUNCATED = "truncated"  # run_end code of a turn whose last reply hit the output limit
@@ -198,6 +201,18 @@ class Session:
             await self.hooks.session_end()
         self.hooks.close()
         await self.mcp.close()
+
+    # the rest of the facade -------------------------------------------------------------
+    def saved_sessions(self) -> list[cmd.SavedSession]:
+        """The other saved sessions of this directory, newest first."""
+        if self.store is None:
+            return []
+        rows = [r for r in self.store.list(self.cwd) if r.id != self.session_id]
+        return [cmd.SavedSession(id=r.id, title=r.title, updated_at=r.updated_at,
+                                 events=r.events) for r in rows[:MAX_SAVED_SESSIONS]]
+
+    def ui_settings(self) -> cmd.UiSettings:
+        return msgspec.convert(msgspec.to_builtins(self.config.raw.ui), cmd.UiSettings)
 
     # commands ---------------------------------------------------------------------------
     async def handle(self, command: cmd.Command) -> cmd.Reply:

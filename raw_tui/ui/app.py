@@ -20,10 +20,10 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 
 from .. import bus as ev
+from ..client import SessionClient
 from ..commands import (ApprovalAnswer, Cancel, Clear, Compact, FormAnswer, FormCancel,
-                        PanelAction, Prompt, Quit, Reply, SessionApi)
+                        PanelAction, Prompt, Quit, Reply, SavedSession, UiSettings)
 from .messages import BusEvent
-from .options import UiOptions
 from .widgets.chat_items import (HiddenRow, HookRow, NoticeRow, PanelReceiptRow,
                                  UserMessageView)
 from .widgets.chat_view import ChatView
@@ -53,9 +53,6 @@ class Resume(msgspec.Struct, frozen=True):
     session_id: str
 
 
-MAX_PALETTE_SESSIONS = 20
-
-
 def osc52(text: str, tmux: bool) -> str:
     """The OSC 52 sequence that puts `text` on the terminal's clipboard; wrapped in a DCS
     passthrough for tmux (which needs `set -g allow-passthrough on` or `set-clipboard on`)."""
@@ -82,21 +79,19 @@ class RawApp(App):
         Binding("ctrl+o", "transcript", "Earlier items", id="raw.transcript", show=False),
     ]
 
-    def __init__(self, session: SessionApi, *, ui_config: Any = None,
-                 replay: list[Any] | None = None,
-                 opener: Callable[[], tuple[Any, list[Any]]] | None = None) -> None:
-        """`session` draws and answers; with `opener` it is a LateSession and the real
-        session (and the history to replay) comes from `opener()` after the first frame."""
+    def __init__(self, client: SessionClient) -> None:
+        """`client` is the session across the wall (a transport, `raw_tui.client`): events
+        come through it, commands go back through it. A session not `ready` yet is opened
+        right after the first frame."""
         super().__init__()
-        self.session = session
-        self.opener = opener
+        self.client = client
         self.startup_error: BaseException | None = None
         self._ready_marker: str | None = None
-        self.options = UiOptions.of(ui_config)
-        self.replay = list(replay or ())
-        self.status = Status(agent=session.info.agent, model=session.info.model,
-                             max_steps=session.info.max_steps,
-                             state="starting" if opener is not None else "idle")
+        self.options = UiSettings()
+        self.saved: list[SavedSession] = []  # other saved sessions, for the palette
+        info = client.info
+        self.status = Status(agent=info.agent, model=info.model, max_steps=info.max_steps,
+                             state="idle" if client.ready else "starting")
         self.panel_states: dict[str, Any] = {}
         self.chat_panels: dict[str, PanelView] = {}
         self.tool_calls: dict[str, ToolCallView] = {}
@@ -109,9 +104,8 @@ class RawApp(App):
         self.sidebar_forced = False  # shown because a question arrived there
         self._early: list[Any] | None = []  # events published before the app was ready
         self.exiting = False  # set by exit(): events still queued are not drawn
-        self._unsubscribe = session.bus.subscribe(self._on_bus)
-        if not self.options.animations:
-            self.animation_level = "none"
+        client.listen(self._on_bus)
+        self.animation_level = "none"
 
     # layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -123,79 +117,72 @@ class RawApp(App):
         yield StatusLine(id="status")
 
     async def on_mount(self) -> None:
-        if self.options.keymap:
-            self.set_keymap(self.options.keymap)
-        self.title = f"raw-tui · {self.session.info.agent}"
+        self.title = f"raw-tui · {self.client.info.agent}"
         self._apply_sidebar()
+        self._show_status()
+        self.query_one(Composer).focus()
+        marker = os.environ.get(FIRST_FRAME_ENV)
+        if marker:
+            self.call_after_refresh(self._first_frame, marker)
+        if self.client.ready:  # the session is there: draw its history before the first frame
+            await self._open()
+        else:
+            self.call_after_refresh(self.run_worker, self._open(), group="open")
+
+    def _first_frame(self, marker: str) -> None:
+        """Benchmarks: note when the main screen's first frame was drawn; quit once the
+        session is open too (noting when)."""
+        Path(marker).write_text(f"{time.time()!r}\n", encoding="utf-8")
+        self._ready_marker = marker
+        if self._early is None:
+            self._session_ready()
+
+    def _session_ready(self) -> None:
+        if self._ready_marker:
+            with open(self._ready_marker, "a", encoding="utf-8") as out:
+                out.write(f"{time.time()!r}\n")
+            self.exit()
+
+    async def _open(self) -> None:
+        """Open the session (loading the engine, when it is in this process): adopt its
+        settings, draw the saved history, then the events published meanwhile. A config or
+        resume error ends the app with it."""
+        await asyncio.sleep(0)
+        try:
+            opened = await self.client.open()
+        except Exception as err:
+            self.startup_error = err
+            self.exit(return_code=1)
+            return
+        self._adopt_options(opened.ui)
+        info = opened.info
+        self.status.agent, self.status.model = info.agent, info.model
+        self.status.max_steps = info.max_steps
+        if self.status.state == "starting":
+            self.status.state = "idle"
+        self.title = f"raw-tui · {info.agent}"
         self._show_status()
         self.chat.begin_batch()
         try:
-            for event in self.replay:
+            for event in opened.replay:
                 await self.apply_event(event, live=False)
         finally:
             await self.chat.end_batch()
         early, self._early = self._early or [], None
         for event in early:
             await self.apply_event(event, live=True)
-        self.query_one(Composer).focus()
-        marker = os.environ.get(FIRST_FRAME_ENV)
-        if marker:
-            self.call_after_refresh(self._first_frame, marker)
-        if self.opener is not None:
-            self.call_after_refresh(self.run_worker, self._attach(), group="attach")
+        self.saved = await self.client.saved_sessions()
+        self._session_ready()
 
-    def _first_frame(self, marker: str) -> None:
-        """Benchmarks: note when the main screen's first frame was drawn; quit once the
-        session is open too (noting when)."""
-        Path(marker).write_text(f"{time.time()!r}\n", encoding="utf-8")
-        if self.opener is None:
-            self.exit()
-        else:
-            self._ready_marker = marker
-
-    # a late session ----------------------------------------------------------------------
-    async def _attach(self) -> None:
-        """Open the session now that the screen is up: load the engine, replay the saved
-        history, run SessionStart. A config or resume error ends the app with it."""
-        await asyncio.sleep(0)
-        try:
-            session, replay = self.opener()
-        except Exception as err:
-            self.startup_error = err
-            self.session.fail()
-            self.exit(return_code=1)
-            return
-        self.session.attach(session)
-        self._adopt_options(UiOptions.of(session.config.raw.ui))
-        info = session.info
-        self.status.agent, self.status.model = info.agent, info.model
-        self.status.max_steps = info.max_steps
-        self.title = f"raw-tui · {info.agent}"
-        self._show_status()
-        self.chat.begin_batch()
-        try:
-            for event in replay:
-                await self.apply_event(event, live=False)
-        finally:
-            await self.chat.end_batch()
-        await session.open(watch=True)
-        if self._ready_marker:
-            with open(self._ready_marker, "a", encoding="utf-8") as out:
-                out.write(f"{time.time()!r}\n")
-            self.exit()
-
-    def _adopt_options(self, options: UiOptions) -> None:
+    def _adopt_options(self, options: UiSettings) -> None:
         self.options = options
         if options.keymap:
-            self.set_keymap(options.keymap)
+            self.set_keymap(dict(options.keymap))
         for widget in self.query("Composer, Input, TextArea"):
             widget.cursor_blink = options.cursor_blink
         self.sidebar.cursor_blink = options.cursor_blink
         self.chat.max_items = options.max_chat_items
         self.animation_level = "full" if options.animations else "none"
-
-    def on_unmount(self) -> None:
-        self._unsubscribe()
 
     def on_resize(self) -> None:
         self._apply_sidebar()
@@ -428,7 +415,7 @@ class RawApp(App):
     def _approval_answered(self, request: Any, allow: bool | None) -> None:
         self.approval_screen = None
         if allow is not None and any(r is request for r in self.approvals):
-            self.run_worker(self.session.handle(ApprovalAnswer(call_id=request.call_id,
+            self.run_worker(self.client.handle(ApprovalAnswer(call_id=request.call_id,
                                                                allow=allow)),
                             group="commands")
         self._drop_approval(request.call_id)
@@ -482,7 +469,7 @@ class RawApp(App):
 
     async def _send(self, command: Any) -> Reply:
         try:
-            reply = await self.session.handle(command)
+            reply = await self.client.handle(command)
         except Exception as err:
             log.error(f"{type(command).__name__} failed: {err!r}")
             reply = Reply(ok=False, message=str(err))
@@ -563,7 +550,7 @@ class RawApp(App):
 
     async def _close_session(self) -> None:
         try:
-            await asyncio.wait_for(self.session.handle(Quit()), QUIT_TIMEOUT)
+            await asyncio.wait_for(self.client.handle(Quit()), QUIT_TIMEOUT)
         except Exception as err:
             log.error(f"quit: {err!r}")
 
@@ -619,7 +606,7 @@ class RawApp(App):
                     f"{view.title}: {action.get('label', action.get('id'))}",
                     f"{action.get('kind', '')} action of {panel}",
                     partial(self.run_worker, partial(self.run_panel_action, panel, action)))
-        for row in self.saved_sessions():
+        for row in self.saved:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated_at))
             yield SystemCommand(f"Resume: {row.title or '(no prompt)'}",
                                 f"saved session {row.id} · {when} · {row.events} events",
@@ -628,84 +615,15 @@ class RawApp(App):
             if command.title in ("Theme",):
                 yield command
 
-    def saved_sessions(self) -> list[Any]:
-        """The other saved sessions of this directory, newest first (the session's store)."""
-        store = getattr(self.session, "store", None)
-        if store is None:
-            return []
+    async def action_command_palette(self) -> None:
+        """The palette, with the saved sessions as they are now."""
         try:
-            rows = store.list(self.session.info.cwd)
+            self.saved = await self.client.saved_sessions()
         except Exception as err:
             log.error(f"listing sessions failed: {err!r}")
-            return []
-        return [r for r in rows if r.id != self.session.info.session_id][:MAX_PALETTE_SESSIONS]
+        super().action_command_palette()
 
     async def resume_session(self, session_id: str) -> None:
         """Close this session cleanly (as Ctrl+Q does), then reopen `session_id`."""
         await self._close_session()
         self.exit(Resume(session_id))
-
-
-# the command line ---------------------------------------------------------------------------
-
-EXIT_SIGNALLED = 130
-
-
-def cmd_ui(args: Any) -> int:
-    """Bare `raw-tui`: draw the app, open (or resume) the session right after its first
-    frame, run until it quits; a session chosen in the palette is opened next, in a new
-    app. A config error raises ConfigError (the command line prints it, exit 2)."""
-    import sys
-
-    from .typeahead import keep_typeahead
-
-    with keep_typeahead():
-        while True:
-            try:
-                outcome = asyncio.run(_run_app(args))
-            except Exception as err:
-                if getattr(err, "code", None) == "unknown_session":
-                    print(f"raw-tui: {err.message}", file=sys.stderr)
-                    return 1
-                raise
-            if not isinstance(outcome, Resume):
-                return outcome
-            args.resume, args.continue_ = outcome.session_id, False
-
-
-async def _run_app(args: Any) -> "int | Resume":
-    from ..bus import Bus
-    from ..cancel import on_stop_signals
-    from .late_session import LateSession
-
-    bus = Bus()
-    late = LateSession(bus, str(args.cwd_path))
-
-    def opener() -> tuple[Any, list[Any]]:
-        from ..session import open_session
-
-        return open_session(args, interactive=True, bus=bus)
-
-    app = RawApp(late, opener=opener)
-    signalled: list[int] = []
-
-    def stop() -> None:  # SIGTERM, SIGHUP (an SSH drop), SIGINT from outside: end cleanly
-        signalled.append(EXIT_SIGNALLED)
-        app.exit(return_code=EXIT_SIGNALLED)
-
-    try:
-        with on_stop_signals(stop):
-            await app.run_async()
-    finally:
-        if late.real is not None:
-            await late.real.close()
-            store = getattr(late.real, "store", None)
-            if store is not None:
-                store.close()
-    if app.startup_error is not None:
-        raise app.startup_error
-    if signalled:
-        return EXIT_SIGNALLED
-    if isinstance(app.return_value, Resume):
-        return app.return_value
-    return app.return_code or 0

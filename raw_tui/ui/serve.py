@@ -36,9 +36,6 @@ def cmd_serve(args: Any) -> int:
     if getattr(args, "continue_", False) or getattr(args, "resume", None):
         print("raw-tui: serve starts a new session per tab; --continue/--resume are ignored",
               file=sys.stderr)
-    from ..cli import load
-
-    load(args)  # a broken config fails here (exit 2), not in every tab
     server = Server(shlex.join(app_command(args)), host=HOST, port=args.port, title=TITLE)
     server.serve()
     return 0

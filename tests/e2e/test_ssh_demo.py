@@ -96,7 +96,7 @@ def test_demo_over_ssh_in_tmux(sshd, place):
     # isolated XDG directories on the command line (ssh does not pass the environment)
     remote = "cd {} && env {} {}".format(
         shlex.quote(str(place / "w")),
-        " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items() if k.startswith("XDG_")),
+        " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items() if k.startswith(("XDG_", "RAW_TUI_"))),
         shlex.quote(str(RAW_TUI)))
     ssh = [SSH, "-tt", "-F", "/dev/null", "-p", str(port), "-i", str(key),
            "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",

@@ -52,7 +52,7 @@ class Tmux:
     def start(self, argv: list[str], *, cwd: Path) -> None:
         """Run argv in the pane; when it exits the pane says `raw-tui exited with CODE`."""
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items())
-                           if k.startswith(("XDG_", "NO_COLOR", "TEXTUAL")))
+                           if k.startswith(("XDG_", "NO_COLOR", "TEXTUAL", "RAW_TUI_")))
         command = f"env {exports} {shlex.join(argv)}; echo \"{EXITED}$?\"; sleep 600"
         self._tmux("new-session", "-d", "-s", self.name, "-x", str(self.width),
                    "-y", str(self.height), "-c", str(cwd), command)

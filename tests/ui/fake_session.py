@@ -1,12 +1,15 @@
 """A SessionApi for UI tests: records the commands it receives, replies as told, and lets a
-test publish engine events on a real Bus."""
+test publish engine events on a real Bus. `connect(session)` puts it behind the transport the
+test run uses (`pytest --transport encoding`, or RAW_TUI_TRANSPORT)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
 
 from raw_tui.bus import Bus
-from raw_tui.commands import Command, Reply, SessionInfo
+from raw_tui.client import TRANSPORT_ENV, InProcessTransport, SessionClient, with_transport
+from raw_tui.commands import Command, Reply, SavedSession, SessionInfo, UiSettings
 
 
 class FakeSession:
@@ -16,6 +19,12 @@ class FakeSession:
                                 max_steps=max_steps, cwd=cwd)
         self.commands: list[Command] = []
         self.replies: dict[type, Callable[[Command], Reply] | Reply] = {}
+        self.ui = UiSettings()
+        self.saved: list[SavedSession] = []
+        self.closed = 0
+
+    async def open(self, *, watch: bool = False) -> None:
+        pass
 
     async def handle(self, command: Command) -> Reply:
         self.commands.append(command)
@@ -24,9 +33,30 @@ class FakeSession:
             return reply(command)
         return reply if reply is not None else Reply()
 
+    def saved_sessions(self) -> list[SavedSession]:
+        return list(self.saved)
+
+    def ui_settings(self) -> UiSettings:
+        return self.ui
+
+    async def close(self) -> None:
+        self.closed += 1
+
     def publish(self, *events: Any) -> None:
         for event in events:
             self.bus.publish(event)
 
     def sent(self, kind: type) -> list[Any]:
         return [c for c in self.commands if isinstance(c, kind)]
+
+
+def transport(inner: InProcessTransport) -> SessionClient:
+    """`inner` behind the transport this test run uses."""
+    return with_transport(os.environ.get(TRANSPORT_ENV), inner)
+
+
+def connect(session: Any, *, replay: list[Any] | None = None, ui: Any = None) -> SessionClient:
+    """A client of `session` (already open) through this run's transport."""
+    if ui is not None:
+        session.ui = UiSettings(**ui)
+    return transport(InProcessTransport.of(session, replay))

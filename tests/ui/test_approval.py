@@ -12,6 +12,7 @@ from raw_tui.ui.app import RawApp
 from raw_tui.ui.screens.approval import ApprovalScreen
 
 from . import events as E
+from .fake_session import connect
 from .helpers import flat, screen_text
 
 
@@ -20,7 +21,7 @@ async def test_modal_shows_effects_diff_and_arguments_and_a_approves(session, tm
     target.write_text("hello\nold line\n")
     args = {"operations": [{"mode": "replace_text", "path": "notes.txt",
                             "old_text": "old line", "new_text": "new line"}]}
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(*E.write_call(str(target), arguments=args, rule=3, cwd=str(tmp_path)))
         await pilot.pause()
@@ -80,7 +81,7 @@ async def test_symlinked_path_is_warned_about(session, tmp_path):
     real.mkdir()
     os.symlink(real, tmp_path / "link")
     path = str(tmp_path / "link" / "f.txt")
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(*E.write_call(path))
         await pilot.pause()
@@ -92,7 +93,7 @@ async def test_patch_form_previews_the_patch_as_a_diff(session, tmp_path):
     (tmp_path / "a.txt").write_text("one\ntwo\n")
     patch = ("*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n"
              "*** Add File: b.txt\n+fresh\n*** End Patch")
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(*E.write_call(str(tmp_path / "a.txt"), arguments={"patch": patch},
                                       cwd=str(tmp_path)))
@@ -103,7 +104,7 @@ async def test_patch_form_previews_the_patch_as_a_diff(session, tmp_path):
 
 
 async def test_several_approvals_queue_and_d_and_escape_deny(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(100, 30)) as pilot:
         session.publish(*E.write_call("/work/demo/one.txt", call_id="c1"))
         session.publish(*E.write_call("/work/demo/two.txt", call_id="c2"))
@@ -127,7 +128,7 @@ async def test_several_approvals_queue_and_d_and_escape_deny(session):
 
 
 async def test_a_decision_made_elsewhere_closes_the_modal_without_answering(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(99, 30)) as pilot:
         session.publish(*E.write_call(call_id="c1"))
         await pilot.pause()

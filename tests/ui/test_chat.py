@@ -11,11 +11,12 @@ from raw_tui.ui.widgets.chat_view import ChatView
 from raw_tui.ui.widgets.composer import Composer
 
 from . import events as E
+from .fake_session import connect
 from .helpers import flat, screen_text
 
 
 async def test_enter_sends_prompt_and_history_recalls_it(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press(*"hello", "enter")
         await pilot.pause()
@@ -29,7 +30,7 @@ async def test_enter_sends_prompt_and_history_recalls_it(session):
 
 
 async def test_alt_enter_adds_a_newline_without_sending(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("a", "ctrl+j", "b")
         await pilot.press("alt+enter", "c")
@@ -42,7 +43,7 @@ async def test_alt_enter_adds_a_newline_without_sending(session):
 
 async def test_refused_prompt_goes_back_into_the_composer(session):
     session.replies[Prompt] = Reply(ok=False, code="busy", message="a turn is running")
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press(*"again", "enter")
         await pilot.pause()
@@ -50,7 +51,7 @@ async def test_refused_prompt_goes_back_into_the_composer(session):
 
 
 async def test_assistant_text_streams_into_one_markdown_widget(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         session.publish(ev.UserMessage(text="hi"))
         for word in ("Hello ", "**wide** ", "world"):
@@ -68,7 +69,7 @@ async def test_assistant_text_streams_into_one_markdown_widget(session):
 
 
 async def test_tool_call_block_shows_decision_args_effects_and_collapsed_result(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(100, 30)) as pilot:
         call, _ = E.write_call()
         session.publish(call, ev.ToolResultEvent(
@@ -89,7 +90,7 @@ async def test_tool_call_block_shows_decision_args_effects_and_collapsed_result(
 
 
 async def test_denied_tool_call_names_its_code(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(100, 30)) as pilot:
         session.publish(
             ev.ToolCall(call_id="c9", identity="builtin/bash", name="bash",
@@ -106,7 +107,7 @@ async def test_denied_tool_call_names_its_code(session):
 
 
 async def test_panel_receipts_and_rejections(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         session.publish(
             E.panel([E.BLOCKS["checklist"]], revision=5, progress={"done": 3, "total": 7}),
@@ -123,7 +124,7 @@ async def test_panel_receipts_and_rejections(session):
 
 
 async def test_run_end_and_notices(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(100, 24)) as pilot:
         session.publish(ev.RunEnd(status="cancelled"),
                         ev.Notice(level="warning", message="context is nearly full"),
@@ -136,7 +137,7 @@ async def test_run_end_and_notices(session):
 
 
 async def test_old_rows_are_pruned_and_kept_for_scroll_back(session):
-    app = RawApp(session, ui_config={"max_chat_items": 10})
+    app = RawApp(connect(session, ui={"max_chat_items": 10}))
     async with app.run_test(size=(80, 24)) as pilot:
         for i in range(40):
             session.publish(ev.UserMessage(text=f"message {i}"))
@@ -160,7 +161,7 @@ async def test_replay_draws_history_before_live_events_without_opening_modals(se
               ev.AssistantText(text="earlier answer"), call, ask,
               ev.ApprovalDecision(call_id="c1", allow=True),
               E.panel([E.BLOCKS["steps"]], title="Restored")]
-    app = RawApp(session, replay=replay)
+    app = RawApp(connect(session, replay=replay))
     async with app.run_test(size=(120, 30)) as pilot:
         session.publish(ev.UserMessage(text="live question"))
         await pilot.pause()
@@ -174,7 +175,7 @@ async def test_replay_draws_history_before_live_events_without_opening_modals(se
 
 
 async def test_status_line_shows_turn_state_and_steps(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 24)) as pilot:
         session.publish(ev.TurnState(state="running", step=2, max_steps=25))
         await pilot.pause()
@@ -187,7 +188,7 @@ async def test_replay_shows_how_a_form_ended_without_reopening_it(session):
     replay = [E.panel([E.FORM], pid="ask", placement="chat", title="A question"),
               ev.InteractionRequest(request_id="r1", panel="builtin/todo#ask"),
               ev.InteractionSettled(request_id="r1", status="answered")]
-    app = RawApp(session, replay=replay)
+    app = RawApp(connect(session, replay=replay))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert "(answered)" in screen_text(app)
@@ -200,7 +201,7 @@ async def test_a_long_replay_mounts_only_the_last_rows(session):
     replay += [call, ask, ev.ApprovalDecision(call_id="c1", allow=True),
                ev.ToolResultEvent(call_id="c1", isError=False,
                                   content=[{"type": "text", "text": "wrote it"}])]
-    app = RawApp(session, ui_config={"max_chat_items": 50}, replay=replay)
+    app = RawApp(connect(session, ui={"max_chat_items": 50}, replay=replay))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         chat = app.query_one(ChatView)

@@ -10,6 +10,7 @@ from raw_tui.ui.widgets.form_view import FormView
 from raw_tui.ui.widgets.sidebar import Sidebar
 
 from . import events as E
+from .fake_session import connect
 from .helpers import screen_text
 
 PANEL = "builtin/todo#ask"
@@ -23,7 +24,7 @@ async def _ask(session, pilot, placement="sidebar"):
 
 
 async def test_form_takes_focus_and_ctrl_s_submits_the_answers(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         await _ask(session, pilot)
         form = app.query_one(FormView)
@@ -46,7 +47,7 @@ async def test_form_takes_focus_and_ctrl_s_submits_the_answers(session):
 async def test_a_refused_answer_shows_the_message_and_keeps_the_form_open(session):
     session.replies[FormAnswer] = Reply(ok=False, code="interaction_invalid",
                                         message="name: required")
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         await _ask(session, pilot)
         await pilot.press("ctrl+s")
@@ -56,7 +57,7 @@ async def test_a_refused_answer_shows_the_message_and_keeps_the_form_open(sessio
 
 
 async def test_escape_cancels_the_request(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         await _ask(session, pilot)
         await pilot.press("escape")
@@ -68,7 +69,7 @@ async def test_escape_cancels_the_request(session):
 
 
 async def test_a_form_in_a_hidden_sidebar_opens_it_and_closes_it_after(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         assert not app.query_one(Sidebar).display
         await _ask(session, pilot)
@@ -80,7 +81,7 @@ async def test_a_form_in_a_hidden_sidebar_opens_it_and_closes_it_after(session):
 
 
 async def test_a_chat_placement_form_opens_inline(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         await _ask(session, pilot, placement="chat")
         form = app.query_one("#chat").query_one(FormView)
@@ -88,7 +89,7 @@ async def test_a_chat_placement_form_opens_inline(session):
 
 
 async def test_request_before_its_panel_opens_when_the_panel_arrives(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(ev.InteractionRequest(request_id="r1", panel=PANEL))
         await pilot.pause()
@@ -100,7 +101,7 @@ async def test_request_before_its_panel_opens_when_the_panel_arrives(session):
 async def test_choices_read_without_colour(session, monkeypatch):
     """Chosen and unchosen options differ in the text itself, not only in colour."""
     monkeypatch.setenv("NO_COLOR", "1")
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         await _ask(session, pilot)
         lines = screen_text(app).split("\n")

@@ -17,11 +17,12 @@ from raw_tui.ui.widgets.composer import Composer
 from raw_tui.ui.widgets.sidebar import Sidebar
 
 from . import events as E
+from .fake_session import connect
 from .helpers import screen_text
 
 
 async def test_tab_cycles_composer_chat_sidebar(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         session.publish(E.panel([E.BLOCKS["steps"]]))
         await pilot.pause()
@@ -44,7 +45,7 @@ async def _sidebar_with_actions(session, pilot):
 
 async def test_enter_on_a_panel_opens_its_actions_and_a_prompt_action_fills_the_composer(session):
     session.replies[PanelAction] = Reply(draft="Explain todo")
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         await _sidebar_with_actions(session, pilot)
         assert app.query_one(Sidebar).cursor.block is None  # on the panel header
@@ -65,7 +66,7 @@ async def test_enter_on_a_panel_opens_its_actions_and_a_prompt_action_fills_the_
 
 async def test_an_item_action_names_block_and_item_and_send_sends(session):
     session.replies[PanelAction] = Reply(draft="redo b", send=True)
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         await _sidebar_with_actions(session, pilot)
         await pilot.press("down", "down", "down")  # block, item a, item b
@@ -87,7 +88,7 @@ async def test_an_item_action_names_block_and_item_and_send_sends(session):
 async def test_a_block_offers_its_panels_actions_which_name_no_block(session):
     """Enter on a block (or an item) of a panel with only panel actions offers them too."""
     session.replies[PanelAction] = Reply(draft="Explain todo")
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         session.publish(E.panel([E.BLOCKS["steps"]], actions=[E.ACTIONS[0]]))
         await pilot.pause()
@@ -109,7 +110,7 @@ async def test_a_block_offers_its_panels_actions_which_name_no_block(session):
 
 
 async def test_escape_closes_the_actions_menu_without_running_anything(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         await _sidebar_with_actions(session, pilot)
         await pilot.press("enter", "escape")
@@ -119,7 +120,7 @@ async def test_escape_closes_the_actions_menu_without_running_anything(session):
 
 
 async def test_palette_lists_commands_and_panel_actions(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         session.publish(E.panel([E.BLOCKS["steps"]], actions=E.ACTIONS))
         await pilot.pause()
@@ -139,7 +140,7 @@ async def test_palette_lists_commands_and_panel_actions(session):
 
 
 async def test_f1_shows_the_keys_of_the_focused_widget(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("f1")
         await pilot.pause()
@@ -151,8 +152,8 @@ async def test_f1_shows_the_keys_of_the_focused_widget(session):
 
 
 async def test_keymap_remaps_bindings_by_id(session):
-    app = RawApp(session, ui_config={"keymap": {"raw.toggle_sidebar": "f5",
-                                                "composer.send": "ctrl+s"}})
+    app = RawApp(connect(session, ui={"keymap": {"raw.toggle_sidebar": "f5",
+                                                "composer.send": "ctrl+s"}}))
     async with app.run_test(size=(80, 24)) as pilot:
         sidebar = app.query_one(Sidebar)
         await pilot.press("f2")
@@ -166,7 +167,7 @@ async def test_keymap_remaps_bindings_by_id(session):
 
 
 async def test_escape_cancels_only_a_running_turn(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("escape")
         await pilot.pause()
@@ -179,7 +180,7 @@ async def test_escape_cancels_only_a_running_turn(session):
 
 
 async def test_ctrl_q_sends_quit_then_exits(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("ctrl+q")
         await pilot.pause()
@@ -188,7 +189,7 @@ async def test_ctrl_q_sends_quit_then_exits(session):
 
 
 async def test_tiny_terminal_still_shows_composer_and_quit(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(40, 12)) as pilot:
         session.publish(ev.UserMessage(text="hello"))
         await pilot.pause()
@@ -199,7 +200,7 @@ async def test_tiny_terminal_still_shows_composer_and_quit(session):
 
 
 async def test_copy_puts_the_focused_message_on_the_clipboard(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         session.publish(ev.UserMessage(text="copy me"), ev.AssistantText(text="and **me**"))
         await pilot.pause()
@@ -211,7 +212,7 @@ async def test_copy_puts_the_focused_message_on_the_clipboard(session):
 
 
 async def test_copy_a_sidebar_item(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         session.publish(E.panel([E.BLOCKS["steps"]]))
         await pilot.pause()
@@ -228,18 +229,18 @@ def test_osc52_sequence_and_tmux_wrapping():
 
 async def test_no_color_is_honoured(session, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
-    app = RawApp(session)
+    app = RawApp(connect(session))
     assert app.no_color
 
 
 async def test_no_cursor_blink_by_default_and_a_setting_turns_it_on(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(E.panel([E.FORM], pid="ask"))
         await pilot.pause()
         blinking = [w for w in app.query("Input, TextArea") if w.cursor_blink]
         assert blinking == [] and app.animation_level == "none"
-    app = RawApp(session, ui_config={"cursor_blink": True, "animations": True})
+    app = RawApp(connect(session, ui={"cursor_blink": True, "animations": True}))
     async with app.run_test(size=(120, 40)) as pilot:
         assert app.query_one(Composer).cursor_blink
 
@@ -247,7 +248,7 @@ async def test_no_cursor_blink_by_default_and_a_setting_turns_it_on(session):
 async def test_a_burst_of_keys_then_enter_sends_all_of_it(session):
     """`tmux send-keys "hello demo" Enter` arrives in one read: every key is queued before
     any is handled. Enter must send the whole text, not an empty composer."""
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         for ch in "hello demo":
@@ -260,7 +261,7 @@ async def test_a_burst_of_keys_then_enter_sends_all_of_it(session):
 
 
 async def test_alt_enter_adds_a_newline_and_history_walks_back(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press(*"one", "alt+enter", *"two", "enter")
         await pilot.pause()
@@ -284,7 +285,7 @@ async def test_quit_while_an_approval_waits_draws_nothing_after_exit(session):
         return Reply()
 
     session.replies[Quit] = quit_reply
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         session.publish(call, ask)
         await pilot.pause()
@@ -294,7 +295,7 @@ async def test_quit_while_an_approval_waits_draws_nothing_after_exit(session):
 
 
 async def test_the_status_line_says_where_the_keyboard_is(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         session.publish(E.panel([E.BLOCKS["steps"]]))
         await pilot.pause()
@@ -326,13 +327,15 @@ class _Store:
 async def test_palette_lists_saved_sessions_and_resuming_closes_this_one(session):
     from raw_tui.ui.app import Resume
 
-    session.store = _Store([_Row("s-test", "this one"), _Row("s-old", "fix the parser")])
-    app = RawApp(session)
+    from raw_tui.commands import SavedSession
+
+    # the session itself lists the others (tests/engine: test_saved_sessions_*)
+    session.saved = [SavedSession(id="s-old", title="fix the parser", updated_at=1.7e9,
+                                  events=12)]
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Resume: fix the parser" in titles
-        assert "Resume: this one" not in titles  # the session already open
-        assert session.store.asked == [session.info.cwd]
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"fix the parser")
@@ -345,7 +348,7 @@ async def test_palette_lists_saved_sessions_and_resuming_closes_this_one(session
 
 
 async def test_the_status_line_shows_hook_reloads(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 24)) as pilot:
         last = lambda: screen_text(app).split("\n")[-1]  # noqa: E731
         session.publish(ev.HooksReload(ok=True, message="hooks reloaded: guard, logger"))

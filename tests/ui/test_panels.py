@@ -10,6 +10,7 @@ from raw_tui.ui.widgets.panel_view import BlockView, PanelView
 from raw_tui.ui.widgets.sidebar import Sidebar
 
 from . import events as E
+from .fake_session import connect
 from .helpers import flat, screen_text
 
 EXPECTED = {
@@ -29,7 +30,7 @@ EXPECTED = {
 
 @pytest.mark.parametrize("kind", sorted(EXPECTED))
 async def test_every_block_kind_is_drawn_in_the_sidebar(session, kind):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(E.panel([E.BLOCKS[kind]], title=f"Kind {kind}"))
         await pilot.pause()
@@ -40,7 +41,7 @@ async def test_every_block_kind_is_drawn_in_the_sidebar(session, kind):
 
 
 async def test_timeline_is_newest_first(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(E.panel([E.BLOCKS["timeline"]]))
         await pilot.pause()
@@ -49,7 +50,7 @@ async def test_timeline_is_newest_first(session):
 
 
 async def test_updates_change_the_panel_in_place(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         steps = E.BLOCKS["steps"]
         session.publish(E.panel([steps], progress={"done": 1, "total": 3}))
@@ -77,7 +78,7 @@ async def test_updates_change_the_panel_in_place(session):
 
 
 async def test_chat_placement_panels_sit_inline_and_update_in_place(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(ev.UserMessage(text="before"),
                         E.panel([E.BLOCKS["progress"]], pid="build", placement="chat",
@@ -97,7 +98,7 @@ async def test_chat_placement_panels_sit_inline_and_update_in_place(session):
 
 
 async def test_a_malformed_block_shows_an_error_line_not_a_crash(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         bad = {"id": "bad", "kind": "checklist", "items": 7}
         worse = {"id": "q", "kind": "form", "fields": [{"id": "x", "kind": "single_select",
@@ -114,7 +115,7 @@ async def test_a_malformed_block_shows_an_error_line_not_a_crash(session):
 
 
 async def test_sidebar_hidden_below_100_columns_and_toggled(session):
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         session.publish(E.panel([E.BLOCKS["steps"]]))
         await pilot.pause()
@@ -126,7 +127,7 @@ async def test_sidebar_hidden_below_100_columns_and_toggled(session):
         assert "Configure" in screen_text(app)
         await pilot.press("f2")
         assert not sidebar.display
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 24)) as pilot:
         assert app.query_one(Sidebar).display
 
@@ -141,7 +142,7 @@ async def test_an_exception_while_drawing_shows_an_error_line_not_a_crash(sessio
         yield  # pragma: no cover
 
     monkeypatch.setattr(FitDiagram, "__rich_console__", boom)
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(E.panel([E.BLOCKS["mermaid"], E.BLOCKS["steps"]]))
         await pilot.pause()

@@ -8,7 +8,7 @@ from raw_tui import bus as ev
 from raw_tui.ui.app import RawApp
 
 from . import events as E
-from .fake_session import FakeSession
+from .fake_session import FakeSession, connect
 
 SIZES = [(80, 24), (120, 40)]
 CWD = "/nonexistent-raw-demo"
@@ -16,7 +16,7 @@ CWD = "/nonexistent-raw-demo"
 
 def make_app(ui_config=None):
     session = FakeSession(cwd=CWD)
-    return session, RawApp(session, ui_config=ui_config)
+    return session, RawApp(connect(session, ui=ui_config))
 
 
 def conversation(session):
