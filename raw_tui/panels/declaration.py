@@ -14,17 +14,13 @@ from typing import Any
 import msgspec
 
 from ..errors import ConfigError, json_path
+from ..glyphs import ICONS as GLYPHS
 from .fields import has_control, is_item_id, is_panel_id
 from .limits import (MAX_ACTION_LABEL, MAX_ACTIONS, MAX_DECLARED_PANELS, MAX_PROMPT_TEXT,
                      MAX_TITLE)
 from .templates import SCOPES, TemplateError, check
 
-ICONS = frozenset({
-    "panel", "checklist", "todo", "list", "steps", "progress", "chart", "diagram", "form",
-    "question", "table", "timeline", "clock", "files", "file", "folder", "terminal", "code",
-    "git", "bug", "test", "search", "globe", "database", "gear", "info", "warning", "error",
-    "rocket", "star", "book", "note", "user", "lock",
-})
+ICONS = frozenset(GLYPHS)  # the names a panel may use as its icon
 PLACEMENTS = ("sidebar", "chat")
 CONTEXTS = ("none", "summary")
 ACTION_KINDS = ("prompt", "tool", "response")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
+from .. import glyphs
+
 
 def width(text: str) -> int:
     """Terminal cells taken by `text` (wide East Asian characters count two, marks zero)."""
@@ -66,12 +68,7 @@ class Style:
         return bar if self.unicode else f"[{bar}]"
 
 
-UNICODE = Style(
-    unicode=True,
-    status={"pending": "○", "in_progress": "◐", "done": "✔", "skipped": "⊘",
-            "blocked": "!", "failed": "✘"},
-    level={"info": "•", "success": "✔", "warning": "!", "error": "✘"},
-)
+UNICODE = Style(unicode=True, status=dict(glyphs.STATUS), level=dict(glyphs.LEVEL))
 
 ASCII = Style(
     unicode=False,

@@ -16,9 +16,9 @@ class UnknownSession(RawError):
 def open_session(args, *, interactive: bool, store: HistoryStore | None = None,
                  bus: ev.Bus | None = None) -> tuple[Session, list[ev.Event]]:
     """(session, history events to replay). Raises ConfigError or UnknownSession."""
-    from ..cli import load
+    from ..config import load_config
 
-    config = load(args)
+    config = load_config(args.config, cwd=args.cwd_path, model_override=args.model)
     agent = config.agent(args.agent)
     cwd = str(args.cwd_path)
     store = store or HistoryStore()

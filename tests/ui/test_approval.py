@@ -49,7 +49,7 @@ async def test_modal_shows_the_line_the_handler_replaces(session, tmp_path):
     target.write_text("one\nkeep\u2028harmless\nrm -rf important\nlast\n")
     args = {"operations": [{"mode": "replace_lines", "path": "f.txt", "start_line": 3,
                             "end_line": 3, "content": "echo safe\n"}]}
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(*E.write_call(str(target), arguments=args, cwd=str(tmp_path)))
         await pilot.pause()
@@ -67,7 +67,7 @@ async def test_modal_draws_the_preview_notes_and_reads_no_file(session, tmp_path
     ask = msgspec.structs.replace(ask, preview=ev.ApprovalPreview(files=[ev.FilePreview(
         path=str(tmp_path / "a.txt"), operation="write",
         note="no preview: the file is a FIFO")]))
-    app = RawApp(session)
+    app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(call, ask)
         await pilot.pause()

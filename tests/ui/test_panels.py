@@ -135,7 +135,7 @@ async def test_sidebar_hidden_below_100_columns_and_toggled(session):
 async def test_an_exception_while_drawing_shows_an_error_line_not_a_crash(session, monkeypatch):
     """Rich draws lazily (at layout and paint time): a renderable that raises then is caught
     too, and the rest of the app keeps working."""
-    from raw_tui.ui.blocks import FitDiagram
+    from raw_tui.ui.blocks.mermaid import FitDiagram
 
     def boom(self, console, options):
         raise RuntimeError("diagram exploded")

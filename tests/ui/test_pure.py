@@ -5,26 +5,26 @@ from __future__ import annotations
 import msgspec
 
 from raw_tui import bus as ev
-from raw_tui.ui import mermaid
+from raw_tui.ui import flowchart
 from raw_tui.ui.preview import effect_lines, preview_text, visible
 
 
 def test_simple_flowchart_is_drawn_with_box_characters():
-    lines = mermaid.draw("graph TD\n  A[Start] --> B[End]")
+    lines = flowchart.draw("graph TD\n  A[Start] --> B[End]")
     assert lines == ["┌───────┐", "│ Start │", "└───────┘", "    │", "    │", "    ▼",
                      " ┌─────┐", " │ End │", " └─────┘"]
 
 
 def test_left_right_chain():
-    lines = mermaid.draw("flowchart LR\n  a --> b --> c")
+    lines = flowchart.draw("flowchart LR\n  a --> b --> c")
     assert lines[1] == "│ a │─────▶│ b │─────▶│ c │"
 
 
 def test_what_cannot_be_drawn_returns_none():
-    assert mermaid.draw("sequenceDiagram\n  A->>B: hi") is None
-    assert mermaid.draw("graph TD\n  A -->|yes| B") is None  # edge labels
-    assert mermaid.draw("graph TD\n  A --> B\n  B --> A") is None  # a cycle
-    assert mermaid.draw("graph TD\n  A --> B\n  B --> C\n  A --> C") is None  # skips a layer
+    assert flowchart.draw("sequenceDiagram\n  A->>B: hi") is None
+    assert flowchart.draw("graph TD\n  A -->|yes| B") is None  # edge labels
+    assert flowchart.draw("graph TD\n  A --> B\n  B --> A") is None  # a cycle
+    assert flowchart.draw("graph TD\n  A --> B\n  B --> C\n  A --> C") is None  # skips a layer
 
 
 def test_effect_lines_take_symlinks_from_the_preview():
@@ -59,7 +59,7 @@ def _render(renderable, width: int) -> list[str]:
 
 
 def test_a_wide_diagram_turns_to_fit_and_never_wraps():
-    from raw_tui.ui.blocks import FitDiagram
+    from raw_tui.ui.blocks.mermaid import FitDiagram
 
     source = "graph LR\n  Look --> Plan\n  Plan --> Write\n  Write --> Ask"
     wide = _render(FitDiagram(source), 80)

@@ -12,13 +12,9 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.widget import Widget
 
-from ..blocks import bar, item_names, plain_block, render_block
+from ...glyphs import ICONS
+from ..blocks import bar, item_names, item_text, plain_block, render_block
 from .safe import SafeStatic
-
-ICONS = {"panel": "▣", "checklist": "☑", "todo": "☑", "list": "☰", "diagram": "◇",
-         "graph": "◇", "question": "?", "form": "✎", "files": "▤", "progress": "▰",
-         "info": "ℹ", "warning": "⚠", "terminal": "▸", "table": "▦", "clock": "◷"}
-
 
 @dataclass(frozen=True)
 class Target:
@@ -111,13 +107,7 @@ class BlockView(SafeStatic):
         return plain_block(self.block)
 
     def item_text(self, item: str) -> str:
-        from ..blocks import ROWS
-
-        rows = ROWS.get(self.block.get("kind"))
-        for name, line in rows(self.block) if rows else ():
-            if name == item:
-                return line.plain.strip()
-        return ""
+        return item_text(self.block, item)
 
 
 class PanelView(Vertical):

@@ -1,0 +1,52 @@
+"""`mermaid`: a flowchart drawn with box characters to fit the width it gets (ui/flowchart.py);
+the source as text when it cannot be drawn."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
+
+from .. import flowchart
+from .base import Row
+
+
+def rows(block: dict) -> list[Row]:
+    source = str(block.get("source", ""))
+    drawn = flowchart.draw(source)
+    if drawn is not None:
+        return [(None, Text(line)) for line in drawn]
+    out: list[Row] = [(None, Text("mermaid source (not drawn):", style="dim italic"))]
+    out.extend((None, Text(line)) for line in source.split("\n"))
+    return out
+
+
+def renderable(block: dict, cursor_item: str | None = None) -> RenderableType:
+    return FitDiagram(str(block.get("source", "")))
+
+
+class FitDiagram:
+    """A mermaid block drawn to fit the width it gets: the first drawing no wider than the
+    space (lines never wrap, which would break the boxes), otherwise the source as text."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.candidates = flowchart.drawings(source)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for lines in self.candidates:
+            if max((cell_len(line) for line in lines), default=0) <= options.max_width:
+                for line in lines:
+                    yield Text(line, no_wrap=True, overflow="crop")
+                return
+        yield Text("mermaid source (not drawn):" if not self.candidates else
+                   "mermaid source (too wide to draw here):", style="dim italic")
+        for line in self.source.split("\n"):
+            yield Text(line)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        widths = [max((cell_len(line) for line in lines), default=0)
+                  for lines in self.candidates]
+        widest = max(widths + [cell_len(line) for line in self.source.split("\n")])
+        return Measurement(1, widest)
