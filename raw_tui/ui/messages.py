@@ -1,15 +1,177 @@
-"""Textual messages the app posts to itself."""
+"""The bridge between a session and the screen: one Textual `Message` type per engine event.
+
+The transport calls `EventBridge.deliver(event)` with every event; the bridge posts the
+event's message on the main screen's queue (so events are drawn in order), where the widget
+that draws it handles it. Until the session is open, live events wait: the saved history is
+posted first (`live=False`, between `ReplayStarted` and `ReplayFinished`), then what was
+published meanwhile. An event type without a message here becomes `UndrawnEvent`, which the
+screen writes to the debug log: never silently lost.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from textual.message import Message
+from textual.message_pump import MessagePump
+
+from .. import bus as events
 
 
-class BusEvent(Message):
-    """One engine event from the bus, delivered on the app's message queue (in order)."""
+@dataclass
+class EngineEvent(Message):
+    """One engine event; `live` is False while a saved history is being drawn."""
 
-    def __init__(self, event: Any) -> None:
-        super().__init__()
-        self.event = event
+    event: Any
+    live: bool = True
+
+
+class SessionStarted(EngineEvent):
+    """`session_start`"""
+
+
+class UserMessageSent(EngineEvent):
+    """`user_message`"""
+
+
+class AssistantDeltaArrived(EngineEvent):
+    """`assistant_delta`"""
+
+
+class AssistantTextArrived(EngineEvent):
+    """`assistant_text`"""
+
+
+class ToolCalled(EngineEvent):
+    """`tool_call`"""
+
+
+class ApprovalAsked(EngineEvent):
+    """`approval_request`"""
+
+
+class ApprovalDecided(EngineEvent):
+    """`approval_decision`"""
+
+
+class ToolResultArrived(EngineEvent):
+    """`tool_result`"""
+
+
+class ToolProgressed(EngineEvent):
+    """`tool_progress`"""
+
+
+class HookRan(EngineEvent):
+    """`hook_event`"""
+
+
+class PanelReceiptArrived(EngineEvent):
+    """`panel_receipt`"""
+
+
+class PanelStateChanged(EngineEvent):
+    """`panel_state`"""
+
+
+class InteractionAsked(EngineEvent):
+    """`interaction_request`"""
+
+
+class InteractionEnded(EngineEvent):
+    """`interaction_settled`"""
+
+
+class RunEnded(EngineEvent):
+    """`run_end`"""
+
+
+class TurnStateChanged(EngineEvent):
+    """`turn_state`"""
+
+
+class HooksReloaded(EngineEvent):
+    """`hooks_reload`"""
+
+
+class Compacted(EngineEvent):
+    """`compaction`"""
+
+
+class NoticeArrived(EngineEvent):
+    """`notice`"""
+
+
+class UndrawnEvent(EngineEvent):
+    """An event type this UI has no message for (written to the debug log)."""
+
+
+MESSAGES: dict[type, type[EngineEvent]] = {
+    events.SessionStart: SessionStarted,
+    events.UserMessage: UserMessageSent,
+    events.AssistantDelta: AssistantDeltaArrived,
+    events.AssistantText: AssistantTextArrived,
+    events.ToolCall: ToolCalled,
+    events.ApprovalRequest: ApprovalAsked,
+    events.ApprovalDecision: ApprovalDecided,
+    events.ToolResultEvent: ToolResultArrived,
+    events.ToolProgress: ToolProgressed,
+    events.HookEvent: HookRan,
+    events.PanelReceipt: PanelReceiptArrived,
+    events.PanelState: PanelStateChanged,
+    events.InteractionRequest: InteractionAsked,
+    events.InteractionSettled: InteractionEnded,
+    events.RunEnd: RunEnded,
+    events.TurnState: TurnStateChanged,
+    events.HooksReload: HooksReloaded,
+    events.Compaction: Compacted,
+    events.Notice: NoticeArrived,
+}
+
+
+def message_for(event: Any, *, live: bool = True) -> EngineEvent:
+    return MESSAGES.get(type(event), UndrawnEvent)(event, live)
+
+
+class ReplayStarted(Message):
+    """A saved history follows (drawn in one batch)."""
+
+
+class ReplayFinished(Message):
+    """The saved history has been posted; live events follow."""
+
+
+class EventBridge:
+    """Turns events into messages on `target`'s queue; holds live events until `release`."""
+
+    def __init__(self) -> None:
+        self.target: MessagePump | None = None
+        self._held: list[Any] | None = []
+        self.closed = False
+
+    def deliver(self, event: Any) -> None:
+        """The transport's callback (on the app's event loop)."""
+        if self.closed:
+            return
+        if self._held is not None or self.target is None:
+            if self._held is None:
+                self._held = []
+            self._held.append(event)
+            return
+        self.target.post_message(message_for(event))
+
+    def release(self, target: MessagePump, replay: list[Any]) -> None:
+        """Draw the saved history on `target`, then what was held, then go live."""
+        self.target = target
+        target.post_message(ReplayStarted())
+        for event in replay:
+            target.post_message(message_for(event, live=False))
+        target.post_message(ReplayFinished())
+        held, self._held = self._held or [], None
+        for event in held:
+            target.post_message(message_for(event))
+
+    def close(self) -> None:
+        """The app is exiting: events still coming are not drawn."""
+        self.closed = True

@@ -52,7 +52,7 @@ async def stream_into(messages: int) -> float:
     app = RawApp(session, replay=history(messages))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        assert len(app.chat.rows()) + len(app.chat.archive) == messages
+        assert len(app.main.chat.rows()) + len(app.main.chat.archive) == messages
         tokens = [WORDS[i % len(WORDS)] + ("\n\n" if i % 50 == 49 else "")
                   for i in range(TOKENS)]
         text = "".join(tokens)
@@ -61,7 +61,7 @@ async def stream_into(messages: int) -> float:
             session.publish(ev.AssistantDelta(text=token))
             await asyncio.sleep(0)
         session.publish(ev.AssistantText(text=text))
-        while app.streaming is not None or getattr(app.chat.rows()[-1], "text", "") != text:
+        while app.main.streaming is not None or getattr(app.main.chat.rows()[-1], "text", "") != text:
             await asyncio.sleep(0.001)
         await pilot.pause()  # the last frame
         return time.perf_counter() - start
@@ -194,8 +194,8 @@ MEMORY_SCRIPT = textwrap.dedent("""
                         n += 1
                     await pilot.pause()
                 out[str(target)] = rss()
-            out["mounted"] = len(app.chat.rows())
-            out["archived"] = len(app.chat.archive)
+            out["mounted"] = len(app.main.chat.rows())
+            out["archived"] = len(app.main.chat.archive)
         print(json.dumps(out))
 
     asyncio.run(main())

@@ -10,13 +10,14 @@ from raw_tui.ui.app import RawApp
 from raw_tui.ui.keymap_ids import DEFAULT_KEYS
 from raw_tui.ui.screens.actions_menu import ActionsMenu
 from raw_tui.ui.screens.approval import ApprovalScreen
+from raw_tui.ui.screens.main import MainScreen
 from raw_tui.ui.screens.transcript import TranscriptScreen
 from raw_tui.ui.widgets.chat_view import ChatView
 from raw_tui.ui.widgets.composer import Composer
 from raw_tui.ui.widgets.form_view import FormView
 from raw_tui.ui.widgets.sidebar import Sidebar
 
-OWNERS = [RawApp, ActionsMenu, ApprovalScreen, TranscriptScreen, ChatView, Composer, FormView,
+OWNERS = [RawApp, MainScreen, ActionsMenu, ApprovalScreen, TranscriptScreen, ChatView, Composer, FormView,
           Sidebar]
 
 

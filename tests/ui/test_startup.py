@@ -52,7 +52,7 @@ async def test_the_screen_comes_first_then_the_session(tmp_path):
         assert "from before" in screen_text(app)
         assert real.sent(Prompt) == [Prompt(text="early")]
         await pilot.press("f5")  # the config's keymap applies
-        assert not app.sidebar.display
+        assert not app.main.sidebar.display
         assert isinstance(app.focused, Composer)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,7 +10,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-STYLES = Path(__file__).resolve().parent.parent / "styles"
+from ..styles import stylesheet
+
 
 
 def option_text(action: dict) -> str:
@@ -21,7 +21,7 @@ def option_text(action: dict) -> str:
 
 
 class ActionsMenu(ModalScreen[dict | None]):
-    CSS_PATH = STYLES / "actions_menu.tcss"
+    CSS_PATH = stylesheet("actions_menu")
     HELP = "Choose an action with **Up/Down** and **Enter**; **Esc** closes."
     BINDINGS = [Binding("escape", "close", "Close", id="actions.close")]
 

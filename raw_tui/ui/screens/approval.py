@@ -6,7 +6,6 @@ the arguments as highlighted JSON. `a` approves this one call; `d` or Esc denies
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -18,9 +17,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...bus import ApprovalRequest
 from ..preview import effect_lines, preview_text
-
-STYLES = Path(__file__).resolve().parent.parent / "styles"
+from ..styles import stylesheet
 
 
 def _get(value: Any) -> Any:
@@ -28,14 +27,14 @@ def _get(value: Any) -> Any:
 
 
 class ApprovalScreen(ModalScreen[bool]):
-    CSS_PATH = STYLES / "approval.tcss"
+    CSS_PATH = stylesheet("approval")
     HELP = "A tool call waits for your approval. **a** approves this call, **d** or **Esc** denies."
     BINDINGS = [
         Binding("a", "answer(True)", "Approve", id="approval.allow"),
         Binding("d,escape", "answer(False)", "Deny", id="approval.deny"),
     ]
 
-    def __init__(self, request: Any, *, waiting: int = 0) -> None:
+    def __init__(self, request: ApprovalRequest, *, waiting: int = 0) -> None:
         super().__init__()
         self.request = request
         self.waiting = waiting
@@ -96,10 +95,11 @@ class ApprovalScreen(ModalScreen[bool]):
 
     def set_waiting(self, waiting: int) -> None:
         self.waiting = waiting
-        if self.is_mounted:
-            self.query_one("#approval-keys", Static).update(self._keys())
+        for keys in self.query("#approval-keys"):
+            keys.update(self._keys())
 
     def on_mount(self) -> None:
+        self.query_one("#approval-keys", Static).update(self._keys())
         self.query_one("#approval-body").focus()
 
     def action_answer(self, allow: bool) -> None:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Log, Static
 
-STYLES = Path(__file__).resolve().parent.parent / "styles"
+from ..styles import stylesheet
+
 
 
 class TranscriptScreen(ModalScreen[None]):
-    CSS_PATH = STYLES / "transcript.tcss"
+    CSS_PATH = stylesheet("transcript")
     HELP = "Earlier messages. **Esc** closes."
     BINDINGS = [Binding("escape,q", "close", "Close", id="transcript.close")]
 

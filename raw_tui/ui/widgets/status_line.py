@@ -4,6 +4,7 @@ the last hooks-reload notice; a quit hint that stays visible at any width."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -33,6 +34,47 @@ PLACE_KEYS = {"chat": "chat ↑↓ ⏎ c", "sidebar": "panels ↑↓ ⏎ c", "fo
 
 
 class StatusLine(Horizontal):
+    """Keeps its own `Status`: the session's info and the events that change it (session
+    start, turn state, hooks reload) and the pending counts the screen tells it."""
+
+    def __init__(self, *, agent: str = "", model: str = "", max_steps: int = 0,
+                 state: str = "idle", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.status = Status(agent=agent, model=model, max_steps=max_steps, state=state)
+
+    def on_mount(self) -> None:
+        self.show(self.status)
+
+    def set_info(self, info: Any) -> None:
+        """The session is open: its agent, model and step limit."""
+        status = self.status
+        status.agent, status.model, status.max_steps = info.agent, info.model, info.max_steps
+        if status.state == "starting":
+            status.state = "idle"
+        self.show(status)
+
+    def session_start(self, event: Any) -> None:
+        self.status.agent = event.agent
+        self.show(self.status)
+
+    def turn_state(self, event: Any) -> None:
+        status = self.status
+        status.state, status.step = event.state, event.step
+        status.max_steps = event.max_steps or status.max_steps
+        self.show(status)
+
+    def hooks_reload(self, event: Any) -> str:
+        """Shows the reload's outcome; returns the notice."""
+        self.status.notice = ((event.message or "hooks reloaded") if event.ok
+                              else f"hooks reload rejected: {event.message}")
+        self.status.notice_error = not event.ok
+        self.show(self.status)
+        return self.status.notice
+
+    def set_pending(self, *, approvals: int, questions: int) -> None:
+        self.status.approvals, self.status.questions = approvals, questions
+        self.show(self.status)
+
     def compose(self) -> ComposeResult:
         yield Static(id="status-text")
         yield Static(id="status-place")  # hidden on tiny screens (styles)
@@ -46,6 +88,8 @@ class StatusLine(Horizontal):
         widget.set_class(not hint, "-empty")
 
     def show(self, status: Status) -> None:
+        if not self.query("#status-text"):
+            return  # not composed yet: on_mount shows it
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("● " + status.state, style=STATE_STYLE.get(status.state, ""))
         if status.state == "starting":

@@ -60,13 +60,13 @@ class ToolCallView(SafeStatic):
         self.progress: Any = None  # the last ToolProgress while it runs
         self.expanded = False
 
-    # updates from events ------------------------------------------------------------------
-    def set_call(self, event: Any) -> None:
+    # the events of its call --------------------------------------------------------------
+    def tool_call(self, event: Any) -> None:
         self.identity, self.tool_name = event.identity, event.name
         self.arguments, self.effects = event.arguments, _get(event.effects)
         self._changed()
 
-    def set_asked(self, event: Any) -> None:
+    def approval_request(self, event: Any) -> None:
         self.asked = True
         self.rule = _get(getattr(event, "rule", msgspec.UNSET))
         self.preview = _get(getattr(event, "preview", msgspec.UNSET))
@@ -75,15 +75,15 @@ class ToolCallView(SafeStatic):
             self.arguments, self.effects = event.arguments, _get(event.effects)
         self._changed()
 
-    def set_decision(self, allow: bool) -> None:
-        self.allowed = allow
+    def approval_decision(self, event: Any) -> None:
+        self.allowed = event.allow
         self._changed()
 
-    def set_result(self, event: Any) -> None:
+    def tool_result(self, event: Any) -> None:
         self.result = event
         self._changed()
 
-    def set_progress(self, event: Any) -> None:
+    def tool_progress(self, event: Any) -> None:
         self.progress = event
         self._changed()
 

@@ -1,0 +1,489 @@
+"""The main screen: chat | sidebar, the composer, the status line.
+
+Engine events arrive as typed messages (`ui/messages.py`), in order; each handler here hands
+its event to the widget that draws it (a tool call's four events to its `ToolCallView`, the
+turn state to the `StatusLine`, a panel's state to the sidebar or the chat). Commands go back
+through the app's client. Approvals wait in one queue, shown one at a time by one worker."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgspec
+from textual import log, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+
+from ...bus import ApprovalRequest
+from ...commands import ApprovalAnswer, Cancel, FormAnswer, FormCancel, PanelAction, Prompt
+from .. import messages as msg
+from ..widgets.chat_items import HiddenRow, HookRow, NoticeRow, PanelReceiptRow, UserMessageView
+from ..widgets.chat_view import ChatView
+from ..widgets.composer import Composer
+from ..widgets.form_view import FormView
+from ..widgets.navigator import Navigator
+from ..widgets.panel_view import PanelView, Target
+from ..widgets.sidebar import Sidebar
+from ..widgets.status_line import StatusLine
+from ..widgets.tool_call import ToolCallView
+
+WIDE = 100  # below this many columns the sidebar starts hidden
+RUN_END_TEXT = {"cancelled": "turn cancelled", "max_steps": "stopped: max steps reached",
+                "error": "turn failed"}
+
+
+def _get(value: Any) -> Any:
+    return None if value is msgspec.UNSET else value
+
+
+class MainScreen(Screen):
+    AUTO_FOCUS = "#composer"
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Cancel turn", id="raw.cancel"),
+        Binding("f2,ctrl+t", "toggle_sidebar", "Sidebar", id="raw.toggle_sidebar"),
+        Binding("ctrl+o", "transcript", "Earlier items", id="raw.transcript", show=False),
+    ]
+
+    def __init__(self, *, agent: str, model: str, max_steps: int, starting: bool) -> None:
+        super().__init__(id="main-screen")
+        self.status_args = dict(agent=agent, model=model, max_steps=max_steps,
+                                state="starting" if starting else "idle")
+        self.chat_panels: dict[str, PanelView] = {}
+        self.tool_calls: dict[str, ToolCallView] = {}
+        self.approvals: list[ApprovalRequest] = []  # pending, oldest first
+        self.approval_queue: asyncio.Queue[ApprovalRequest] = asyncio.Queue()
+        self.approval_screen: Any = None  # the ApprovalScreen open now
+        self.questions: dict[str, str] = {}  # request_id -> panel
+        self.replayed_questions: dict[str, str] = {}  # the same, of a resumed session
+        self.streaming: Any = None  # the AssistantMessageView being streamed into
+        self.sidebar_mode = "auto"  # auto | shown | hidden
+        self.sidebar_forced = False  # shown because a question arrived there
+        self.cursor_blink = False
+
+    # layout -------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            yield ChatView(id="chat")
+            yield Sidebar(id="sidebar")
+        yield Composer(id="composer")
+        yield StatusLine(id="status", **self.status_args)
+
+    def on_mount(self) -> None:
+        self.apply_sidebar()
+        self.approval_worker()
+        self.app.main_screen_ready()
+
+    @property
+    def chat(self) -> ChatView:
+        return self.query_one(ChatView)
+
+    @property
+    def sidebar(self) -> Sidebar:
+        return self.query_one(Sidebar)
+
+    @property
+    def status_line(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    def adopt(self, *, cursor_blink: bool, max_chat_items: int) -> None:
+        """The session's UI settings, once it is open."""
+        self.cursor_blink = cursor_blink
+        for widget in self.query("Composer, Input, TextArea"):
+            widget.cursor_blink = cursor_blink
+        self.sidebar.cursor_blink = cursor_blink
+        self.chat.max_items = max_chat_items
+
+    def on_resize(self) -> None:
+        self.apply_sidebar()
+
+    def on_descendant_focus(self, event: Any) -> None:
+        """Say in the status line where the keyboard is."""
+        widget = self.focused
+        place = None
+        if widget is not None:
+            chain = widget.ancestors_with_self
+            if any(w.has_class("form-block") for w in chain):
+                place = "form"
+            elif any(isinstance(w, Sidebar) for w in chain):
+                place = "sidebar"
+            elif any(isinstance(w, ChatView) for w in chain):
+                place = "chat"
+        self.status_line.show_place(place)
+
+    def apply_sidebar(self) -> None:
+        sidebar = self.sidebar
+        width, height = self.app.size
+        wide = width >= WIDE
+        sidebar.display = (self.sidebar_mode == "shown" or self.sidebar_forced
+                           or (self.sidebar_mode == "auto" and wide))
+        self.set_class(not wide, "-narrow")
+        self.set_class(width < 60 or height < 16, "-tiny")
+
+    def count_pending(self) -> None:
+        self.status_line.set_pending(approvals=len(self.approvals), questions=len(self.questions))
+
+    # the saved history --------------------------------------------------------------------
+    def on_replay_started(self, message: msg.ReplayStarted) -> None:
+        self.chat.begin_batch()
+
+    async def on_replay_finished(self, message: msg.ReplayFinished) -> None:
+        await self.chat.end_batch()
+
+    # engine events, each to the widget that draws it ---------------------------------------
+    def on_undrawn_event(self, message: msg.UndrawnEvent) -> None:
+        log.warning(f"no widget draws {type(message.event).__name__}: {message.event!r}")
+
+    async def draw_error(self, name: str, err: Exception) -> None:
+        """One bad event must not take the session down: a notice in the chat instead."""
+        log.error(f"drawing {name} failed: {err!r}")
+        try:
+            await self.chat.add(NoticeRow(f"could not draw {name}: {err}", "error"))
+        except Exception as again:
+            log.error(f"drawing the error notice failed: {again!r}")
+
+    async def _safely(self, message: msg.EngineEvent, draw) -> None:
+        try:
+            await draw(message.event, message.live)
+        except Exception as err:
+            await self.draw_error(type(message.event).__name__, err)
+
+    async def on_session_started(self, message: msg.SessionStarted) -> None:
+        self.status_line.session_start(message.event)
+        self.app.title = f"raw-tui · {message.event.agent}"
+
+    async def on_user_message_sent(self, message: msg.UserMessageSent) -> None:
+        await self._safely(message, self._user_message)
+
+    async def _user_message(self, event: Any, live: bool) -> None:
+        await self.finish_stream()
+        await self.chat.add(UserMessageView(event.text))
+
+    async def on_assistant_delta_arrived(self, message: msg.AssistantDeltaArrived) -> None:
+        if message.live:  # a resumed session draws the final text
+            await self._safely(message, self._assistant_delta)
+
+    async def _assistant_delta(self, event: Any, live: bool) -> None:
+        if self.streaming is None:
+            from ..widgets.assistant import AssistantMessageView
+
+            self.streaming = AssistantMessageView()
+            await self.chat.add(self.streaming)
+        await self.streaming.write(event.text)
+
+    async def on_assistant_text_arrived(self, message: msg.AssistantTextArrived) -> None:
+        await self._safely(message, self._assistant_text)
+
+    async def _assistant_text(self, event: Any, live: bool) -> None:
+        if self.streaming is not None:
+            await self.finish_stream(event.text)
+        elif event.text:
+            from ..widgets.assistant import AssistantMessageView
+
+            await self.chat.add(AssistantMessageView(event.text))
+
+    async def finish_stream(self, final: str | None = None) -> None:
+        view, self.streaming = self.streaming, None
+        if view is not None:
+            await view.finish(final)
+
+    async def tool_view(self, call_id: str, identity: str = "", name: str = "") -> ToolCallView:
+        view = self.tool_calls.get(call_id)
+        if view is None or not self.chat.holds(view):
+            view = ToolCallView(call_id, identity, name)
+            self.tool_calls[call_id] = view
+            await self.chat.add(view)
+        return view
+
+    async def on_tool_called(self, message: msg.ToolCalled) -> None:
+        await self._safely(message, self._tool_call)
+
+    async def _tool_call(self, event: Any, live: bool) -> None:
+        await self.finish_stream()
+        (await self.tool_view(event.call_id, event.identity, event.name)).tool_call(event)
+
+    async def on_approval_asked(self, message: msg.ApprovalAsked) -> None:
+        await self._safely(message, self._approval_request)
+
+    async def _approval_request(self, event: ApprovalRequest, live: bool) -> None:
+        await self.finish_stream()
+        (await self.tool_view(event.call_id, event.identity, event.name)).approval_request(event)
+        if live:
+            self.approvals.append(event)
+            self.count_pending()
+            self.approval_queue.put_nowait(event)
+            self.show_waiting()
+
+    async def on_approval_decided(self, message: msg.ApprovalDecided) -> None:
+        await self._safely(message, self._approval_decision)
+
+    async def _approval_decision(self, event: Any, live: bool) -> None:
+        (await self.tool_view(event.call_id)).approval_decision(event)
+        self.drop_approval(event.call_id)
+
+    async def on_tool_result_arrived(self, message: msg.ToolResultArrived) -> None:
+        await self._safely(message, self._tool_result)
+
+    async def _tool_result(self, event: Any, live: bool) -> None:
+        (await self.tool_view(event.call_id)).tool_result(event)
+        self.drop_approval(event.call_id)
+
+    async def on_tool_progressed(self, message: msg.ToolProgressed) -> None:
+        if message.live:  # a finished call's progress is of no interest when replayed
+            await self._safely(message, self._tool_progress)
+
+    async def _tool_progress(self, event: Any, live: bool) -> None:
+        (await self.tool_view(event.call_id)).tool_progress(event)
+
+    async def on_hook_ran(self, message: msg.HookRan) -> None:
+        await self._safely(message, self._hook_event)
+
+    async def _hook_event(self, event: Any, live: bool) -> None:
+        await self.chat.add(HookRow(event))
+
+    async def on_panel_receipt_arrived(self, message: msg.PanelReceiptArrived) -> None:
+        await self._safely(message, self._panel_receipt)
+
+    async def _panel_receipt(self, event: Any, live: bool) -> None:
+        view = self.panel_view(event.panel, attached=False)
+        doc = view.state.document if view is not None else None
+        progress = doc.get("progress") if isinstance(doc, dict) else None
+        await self.chat.add(PanelReceiptRow(event, progress))
+
+    async def on_panel_state_changed(self, message: msg.PanelStateChanged) -> None:
+        await self._safely(message, self._panel_state)
+
+    async def _panel_state(self, event: Any, live: bool) -> None:
+        if event.placement == "chat":
+            view = self.chat_panels.get(event.panel)
+            if view is not None and self.chat.holds(view):
+                await view.update_state(event)
+            elif event.document is not None:
+                view = PanelView(event, cursor_blink=self.cursor_blink)
+                self.chat_panels[event.panel] = view
+                await self.chat.add(view)
+        else:
+            await self.sidebar.upsert(event)
+        for request_id, panel in self.questions.items():
+            if panel == event.panel:
+                self.open_form(request_id, panel)
+
+    async def on_interaction_asked(self, message: msg.InteractionAsked) -> None:
+        event = message.event
+        if not message.live:  # a resumed session: the request is over; its form shows how
+            self.replayed_questions[event.request_id] = event.panel
+            return
+        self.questions[event.request_id] = event.panel
+        self.count_pending()
+        self.open_form(event.request_id, event.panel)
+
+    async def on_interaction_ended(self, message: msg.InteractionEnded) -> None:
+        await self._safely(message, self._interaction_settled)
+
+    async def _interaction_settled(self, event: Any, live: bool) -> None:
+        replayed = self.replayed_questions.pop(event.request_id, None)
+        if replayed:
+            view = self.panel_view(replayed, attached=False)
+            if view is not None:
+                view.show_settled(event.status)
+        panel = self.questions.pop(event.request_id, None)
+        self.count_pending()
+        for form in self.query(FormView):
+            if form.request_id == event.request_id:
+                had_focus = self.focused is not None and form in self.focused.ancestors_with_self
+                form.deactivate(event.status)
+                if had_focus:
+                    self.query_one(Composer).focus()
+        if panel is not None and self.sidebar_forced and not self.questions:
+            self.sidebar_forced = False
+            self.apply_sidebar()
+
+    async def on_run_ended(self, message: msg.RunEnded) -> None:
+        await self._safely(message, self._run_end)
+
+    async def _run_end(self, event: Any, live: bool) -> None:
+        await self.finish_stream()
+        if event.status != "completed":
+            text = RUN_END_TEXT.get(event.status, event.status)
+            parts = [x for x in (_get(event.code), _get(event.message)) if x and x not in text]
+            detail = " ".join(dict.fromkeys(parts))  # a message that repeats the code once
+            level = "warning" if event.status in ("cancelled", "max_steps") else "error"
+            await self.chat.add(NoticeRow(f"{text}{': ' + detail if detail else ''}", level))
+
+    def on_turn_state_changed(self, message: msg.TurnStateChanged) -> None:
+        if message.live:
+            self.status_line.turn_state(message.event)
+
+    async def on_hooks_reloaded(self, message: msg.HooksReloaded) -> None:
+        notice = self.status_line.hooks_reload(message.event)
+        if not message.event.ok:
+            await self.chat.add(NoticeRow(notice, "error"))
+
+    def on_compacted(self, message: msg.Compacted) -> None:
+        """The model's context was summarised: nothing changes on screen (a notice says so)."""
+
+    async def on_notice_arrived(self, message: msg.NoticeArrived) -> None:
+        await self.chat.add(NoticeRow(message.event.message, message.event.level))
+
+    # approvals: one queue, one worker, one modal at a time --------------------------------
+    @work(group="approvals", exclusive=True)
+    async def approval_worker(self) -> None:
+        from .approval import ApprovalScreen
+
+        while True:
+            request = await self.approval_queue.get()
+            if not any(r is request for r in self.approvals):
+                continue  # decided elsewhere while it waited
+            self.approval_screen = ApprovalScreen(request, waiting=len(self.approvals) - 1)
+            allow = await self.app.push_screen_wait(self.approval_screen)
+            self.approval_screen = None
+            if allow is not None and any(r is request for r in self.approvals):
+                await self.app.send(ApprovalAnswer(call_id=request.call_id, allow=allow))
+            self.drop_approval(request.call_id)
+
+    def drop_approval(self, call_id: str) -> None:
+        """The call was answered, decided elsewhere (a cancel, another client) or ended: a
+        modal open for it closes without answering."""
+        before = len(self.approvals)
+        self.approvals = [r for r in self.approvals if r.call_id != call_id]
+        screen = self.approval_screen
+        if screen is not None and screen.request.call_id == call_id:
+            screen.dismiss(None)
+        self.show_waiting()
+        if len(self.approvals) != before:
+            self.count_pending()
+
+    def show_waiting(self) -> None:
+        screen = self.approval_screen
+        if screen is not None:
+            screen.set_waiting(max(len(self.approvals) - 1, 0))
+
+    # forms --------------------------------------------------------------------------------
+    def panel_view(self, panel: str, *, attached: bool = True) -> PanelView | None:
+        view = self.sidebar.panels.get(panel) or self.chat_panels.get(panel)
+        return view if view is not None and (view.is_attached or not attached) else None
+
+    def open_form(self, request_id: str, panel: str) -> None:
+        view = self.panel_view(panel)
+        form = view.form() if view is not None else None
+        if form is None or form.request_id == request_id:
+            return
+        if isinstance(view.parent, Sidebar) and not self.sidebar.display:
+            self.sidebar_forced = True
+            self.apply_sidebar()
+        form.activate(request_id)
+        self.call_after_refresh(view.scroll_visible, animate=False)
+
+    async def on_form_view_submitted(self, message: FormView.Submitted) -> None:
+        key = f"{message.request_id}:{hash(repr(sorted(message.answers.items())))}"
+        reply = await self.app.send(FormAnswer(request_id=message.request_id,
+                                               answers=message.answers, idempotency_key=key),
+                                    notify=False)
+        if not reply.ok:
+            message.form.show_error(reply.message or reply.code or "answer refused")
+        else:
+            message.form.show_error(None)
+            message.form.show_waiting()
+
+    async def on_form_view_cancelled(self, message: FormView.Cancelled) -> None:
+        await self.app.send(FormCancel(request_id=message.request_id))
+
+    # composer -----------------------------------------------------------------------------
+    async def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        reply = await self.app.send(Prompt(text=message.text))
+        if not reply.ok and not message.composer.text:
+            message.composer.set_draft(message.text)
+
+    # navigation: Enter, copy, panel actions ------------------------------------------------
+    async def on_navigator_activated(self, message: Navigator.Activated) -> None:
+        target = message.target
+        widget = target.widget
+        if isinstance(widget, ToolCallView):
+            widget.toggle()
+        elif isinstance(widget, HiddenRow):
+            self.action_transcript()
+        elif target.panel is not None:
+            self.open_actions(target)
+
+    def on_navigator_copy(self, message: Navigator.Copy) -> None:
+        self.app.copy_to_clipboard(message.text)
+        self.notify("copied to the clipboard (OSC 52)", timeout=2)
+
+    def actions_for(self, target: Target) -> list[dict]:
+        """The actions offered at the cursor, narrowest scope first: on an item its item
+        actions, then its block's, then the panel's; on a block its block actions, then the
+        panel's; on the panel header the panel's. Response actions belong to forms."""
+        view = self.panel_view(target.panel) if target.panel else None
+        if view is None:
+            return []
+        scopes = (["item"] if target.item is not None else []) + (
+            ["block"] if target.block else []) + ["panel"]
+        actions = [a for a in view.actions() if a.get("kind") != "response"]
+        return [a for scope in scopes for a in actions if a.get("scope", "panel") == scope]
+
+    def open_actions(self, target: Target) -> None:
+        actions = self.actions_for(target)
+        if not actions:
+            self.notify("no actions here", timeout=2)
+            return
+        view = self.panel_view(target.panel)
+        where = view.title + (f" › {target.block}" if target.block else "") + (
+            f" › {target.item}" if target.item else "")
+
+        def chosen(action: dict | None) -> None:
+            if action is None:
+                return
+            scope = action.get("scope", "panel")  # name only what the action's scope needs
+            block = target.block if scope in ("block", "item") else None
+            item = target.item if scope == "item" else None
+            self.run_worker(self.run_panel_action(target.panel, action, block, item),
+                            group="commands")
+
+        from .actions_menu import ActionsMenu
+
+        self.app.push_screen(ActionsMenu(where, actions), chosen)
+
+    def panel_actions(self) -> list[tuple[str, str, dict]]:
+        """(panel, title, action) of every panel-scope action on screen (the palette)."""
+        out = []
+        for panel in list(self.sidebar.panels) + list(self.chat_panels):
+            view = self.panel_view(panel)
+            for action in view.actions() if view is not None else ():
+                if action.get("scope", "panel") == "panel" and action.get("kind") != "response":
+                    out.append((panel, view.title, action))
+        return out
+
+    async def run_panel_action(self, panel: str, action: dict, block: str | None = None,
+                               item: str | None = None) -> None:
+        reply = await self.app.send(PanelAction(panel=panel, action=str(action.get("id")),
+                                                block=block, item=item))
+        if reply.ok and reply.draft is not None:
+            composer = self.query_one(Composer)
+            composer.set_draft(reply.draft)
+            if reply.send:
+                composer.action_send()
+
+    # actions ------------------------------------------------------------------------------
+    async def action_cancel_turn(self) -> None:
+        if self.status_line.status.state == "running":
+            await self.app.send(Cancel())
+
+    def action_toggle_sidebar(self) -> None:
+        self.sidebar_forced = False
+        shown = self.sidebar.display
+        self.sidebar_mode = "hidden" if shown else "shown"
+        self.apply_sidebar()
+        if self.sidebar.display:
+            self.sidebar.focus()
+        elif self.focused is None or self.sidebar in self.focused.ancestors_with_self:
+            self.query_one(Composer).focus()
+
+    def action_transcript(self) -> None:
+        if self.chat.archive:
+            from .transcript import TranscriptScreen
+
+            self.app.push_screen(TranscriptScreen(list(self.chat.archive)))
+        else:
+            self.notify("no earlier items", timeout=2)
