@@ -164,7 +164,11 @@ class EncodingTransport:
         return self.inner.ready
 
     def listen(self, deliver: Deliver) -> None:
-        self.inner.listen(lambda event: deliver(self._cross(event, self._events)))
+        def decoded(event: events.Event) -> None:
+            deliver(self._cross(event, self._events))
+
+        decoded.__qualname__ = "the encoding transport"  # named in the bus's failure notice
+        self.inner.listen(decoded)
 
     async def open(self) -> Opened:
         return self._cross(await self.inner.open(), self._opened)

@@ -20,11 +20,16 @@ from .. import bus as events
 
 
 @dataclass
-class EngineEvent(Message):
-    """One engine event; `live` is False while a saved history is being drawn."""
+class EngineEvent(Message, bubble=False):
+    """One engine event; `live` is False while a saved history is being drawn. Handled by
+    the main screen, where it is posted; it does not bubble to the app."""
 
     event: Any
     live: bool = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        kwargs.setdefault("bubble", False)
+        super().__init_subclass__(**kwargs)
 
 
 class SessionStarted(EngineEvent):
@@ -103,6 +108,10 @@ class NoticeArrived(EngineEvent):
     """`notice`"""
 
 
+class UsageReported(EngineEvent):
+    """`usage`"""
+
+
 class UndrawnEvent(EngineEvent):
     """An event type this UI has no message for (written to the debug log)."""
 
@@ -127,6 +136,7 @@ MESSAGES: dict[type, type[EngineEvent]] = {
     events.HooksReload: HooksReloaded,
     events.Compaction: Compacted,
     events.Notice: NoticeArrived,
+    events.TokenUsage: UsageReported,
 }
 
 

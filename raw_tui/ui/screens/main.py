@@ -73,6 +73,7 @@ class MainScreen(Screen):
 
     def on_mount(self) -> None:
         self.apply_sidebar()
+        self.query_one(Composer).focus()  # also where AUTO_FOCUS does not run (a browser)
         self.approval_worker()
         self.app.main_screen_ready()
 
@@ -323,6 +324,10 @@ class MainScreen(Screen):
 
     def on_compacted(self, message: msg.Compacted) -> None:
         """The model's context was summarised: nothing changes on screen (a notice says so)."""
+
+    def on_usage_reported(self, message: msg.UsageReported) -> None:
+        if message.live:
+            self.status_line.usage(message.event)
 
     async def on_notice_arrived(self, message: msg.NoticeArrived) -> None:
         await self.chat.add(NoticeRow(message.event.message, message.event.level))

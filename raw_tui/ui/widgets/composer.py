@@ -8,6 +8,8 @@ send an empty composer. Instead the composer runs its bindings itself, in key or
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
@@ -25,11 +27,16 @@ class Composer(TextArea):
         Binding("down", "history_next", "History", id="composer.history_next", show=False),
     ]
 
+    @dataclass
     class Submitted(Message):
-        def __init__(self, composer: "Composer", text: str) -> None:
-            super().__init__()
-            self.composer = composer
-            self.text = text
+        """Enter: the text to send."""
+
+        composer: "Composer"
+        text: str
+
+        @property
+        def control(self) -> "Composer":
+            return self.composer
 
     def __init__(self, *, cursor_blink: bool = False, **kwargs) -> None:
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False,

@@ -4,6 +4,8 @@ engine's message and the request stays open."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from typing import Any
 
 from rich.text import Text
@@ -63,15 +65,28 @@ class FormView(Vertical):
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
     ]
 
+    @dataclass
     class Submitted(Message):
-        def __init__(self, form: "FormView", request_id: str, answers: dict) -> None:
-            super().__init__()
-            self.form, self.request_id, self.answers = form, request_id, answers
+        """Ctrl+S: the answers to the request this form stands for."""
 
+        form: "FormView"
+        request_id: str
+        answers: dict
+
+        @property
+        def control(self) -> "FormView":
+            return self.form
+
+    @dataclass
     class Cancelled(Message):
-        def __init__(self, form: "FormView", request_id: str) -> None:
-            super().__init__()
-            self.form, self.request_id = form, request_id
+        """Esc: the user declines the request."""
+
+        form: "FormView"
+        request_id: str
+
+        @property
+        def control(self) -> "FormView":
+            return self.form
 
     def __init__(self, block: dict, *, cursor_blink: bool = False,
                  status: str | None = None) -> None:

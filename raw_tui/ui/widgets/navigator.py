@@ -3,6 +3,8 @@ blocks and items; Enter opens what is under the cursor; `c` copies it (OSC 52)."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -13,17 +15,27 @@ from .panel_view import BlockView, PanelView, Target
 class Navigator(VerticalScroll, can_focus=True):
     BINDING_PREFIX = "nav"
 
+    @dataclass
     class Activated(Message):
         """Enter on a target."""
 
-        def __init__(self, navigator: "Navigator", target: Target) -> None:
-            super().__init__()
-            self.navigator, self.target = navigator, target
+        navigator: "Navigator"
+        target: Target
 
+        @property
+        def control(self) -> "Navigator":
+            return self.navigator
+
+    @dataclass
     class Copy(Message):
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+        """`c` on a target: its text, for the clipboard."""
+
+        navigator: "Navigator"
+        text: str
+
+        @property
+        def control(self) -> "Navigator":
+            return self.navigator
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -94,7 +106,7 @@ class Navigator(VerticalScroll, can_focus=True):
             text = widget.parent.plain_text()
         else:
             text = getattr(widget, "plain_text", lambda: "")()
-        self.post_message(self.Copy(text))
+        self.post_message(self.Copy(self, text))
 
 
 def nav_bindings(prefix: str) -> list[Binding]:

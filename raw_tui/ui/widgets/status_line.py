@@ -26,6 +26,7 @@ class Status:
     questions: int = 0
     notice: str = ""
     notice_error: bool = False
+    context: str = ""  # the context the model saw at its last request
 
 
 KEYS = "^q quit  ^p cmds  F1 keys"
@@ -71,6 +72,16 @@ class StatusLine(Horizontal):
         self.show(self.status)
         return self.status.notice
 
+    def usage(self, event: Any) -> None:
+        """The context the last model request used: a share of the window when the config
+        names one, else a count of tokens."""
+        window = getattr(event, "context_window_tokens", None)
+        if isinstance(window, int) and window > 0:
+            self.status.context = f"context {min(event.input_tokens * 100 // window, 100)}%"
+        else:
+            self.status.context = f"context {event.input_tokens:,} tokens"
+        self.show(self.status)
+
     def set_pending(self, *, approvals: int, questions: int) -> None:
         self.status.approvals, self.status.questions = approvals, questions
         self.show(self.status)
@@ -105,6 +116,8 @@ class StatusLine(Horizontal):
             line.append(f" · {status.questions} question{'s' * (status.questions > 1)}",
                         style="bold cyan")
         line.append(f" · {status.agent} · {status.model}", style="dim")
+        if status.context:
+            line.append(f" · {status.context}", style="dim")
         if status.notice:
             line.append(" · " + status.notice, style="red" if status.notice_error else "dim")
         self.query_one("#status-text", Static).update(line)
