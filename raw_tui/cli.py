@@ -265,12 +265,13 @@ async def _run_ui(args) -> "int | str":
     import os
 
     from .client import TRANSPORT_ENV, InProcessTransport, with_transport
-    from .session import open_session
     from .ui.app import RawApp, Resume
 
     opened = []
 
-    def opener():
+    def opener():  # after the first frame: the engine's imports are not paid before it
+        from .session import open_session
+
         session, replay = open_session(args, interactive=True)
         opened.append(session)
         return session, replay

@@ -5,7 +5,9 @@ baseline; the asserts are loose (this machine is shared and noisy), the targets 
   the same stream into an empty chat, to the last frame (target ≤ 1.3×);
 - startup: process start to the first frame of the main screen, against a bare Textual app
   showing one Static, both as subprocesses on a pseudo-terminal (target ≤ 1.5×);
-- memory: resident size after 10,000 chat messages, printed; bounded by pruning.
+- memory: resident size after 10,000 chat messages, printed; bounded by pruning;
+- transport: 5,000 tokens and 20 tool calls through the encoding transport (every event
+  encoded and decoded, as over a socket) against the in-process one (target ≤ 1.1×).
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ import time
 from pathlib import Path
 
 from raw_tui import bus as ev
+from raw_tui.client import InProcessTransport, with_transport
 from raw_tui.ui.app import FIRST_FRAME_ENV, RawApp
-from tests.ui.fake_session import FakeSession
+from tests.ui.fake_session import FakeSession, connect
 
 REPO = Path(__file__).resolve().parent.parent.parent
 RAW_TUI = Path(sys.executable).parent / "raw-tui"
@@ -49,7 +52,7 @@ def history(messages: int) -> list:
 async def stream_into(messages: int) -> float:
     """Seconds from the first token to the last frame, into a chat of `messages`."""
     session = FakeSession(cwd="/tmp")
-    app = RawApp(session, replay=history(messages))
+    app = RawApp(connect(session, replay=history(messages)))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert len(app.main.chat.rows()) + len(app.main.chat.archive) == messages
@@ -151,7 +154,7 @@ def test_startup_to_the_first_frame_against_a_bare_textual_app():
         shutil.rmtree(root, ignore_errors=True)
     ratio = min(ours) / min(bare)
     print(f"\n[bench] startup to the first frame: raw-tui {min(ours):.2f} s, bare Textual "
-          f"app {min(bare):.2f} s → {ratio:.2f}× (target ≤ 1.5×); the session (config, "
+          f"app {min(bare):.2f} s → {ratio:.2f}× (target ≤ 1.25×); the session (config, "
           f"tools, hooks, history) open at {min(ready):.2f} s")
     assert ratio < 2.5
     assert min(ready) >= min(ours)
@@ -163,7 +166,7 @@ MEMORY_SCRIPT = textwrap.dedent("""
     import asyncio, json, sys
     from raw_tui import bus as ev
     from raw_tui.ui.app import RawApp
-    from tests.ui.fake_session import FakeSession
+    from tests.ui.fake_session import FakeSession, connect
 
     def rss():
         with open("/proc/self/status") as f:
@@ -181,7 +184,7 @@ MEMORY_SCRIPT = textwrap.dedent("""
 
     async def main():
         session = FakeSession(cwd="/tmp")
-        app = RawApp(session)
+        app = RawApp(connect(session))
         out = {}
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
@@ -215,3 +218,58 @@ def test_memory_stays_bounded_over_10000_messages():
     assert rss["mounted"] <= 130 and rss["archived"] >= 9800
     # bounded: the last 8,000 messages add far less than the first 2,000 did
     assert mb["10000"] - mb["2000"] < max(0.5 * (mb["2000"] - mb["0"]), 16)
+
+
+# transport ---------------------------------------------------------------------------------
+
+CALLS = 20
+
+
+def turn_events() -> list:
+    """A turn's worth of events: 5,000 tokens, with 20 tool calls (call, result) spread in."""
+    out: list = [ev.UserMessage(text="go")]
+    every = TOKENS // CALLS
+    for i in range(TOKENS):
+        out.append(ev.AssistantDelta(text=WORDS[i % len(WORDS)]))
+        if i % every == every - 1:
+            n = i // every
+            args = {"operations": [{"mode": "overwrite", "path": f"f{n}.txt",
+                                    "content": "x" * 200}]}
+            out.append(ev.AssistantText(text="calling"))
+            out.append(ev.ToolCall(call_id=f"c{n}", identity="builtin/write_file",
+                                   name="write_file", arguments=args,
+                                   effects={"files": [{"path": f"/w/f{n}.txt",
+                                                       "operation": "write"}]}))
+            out.append(ev.ToolResultEvent(call_id=f"c{n}", isError=False,
+                                          content=[{"type": "text", "text": "wrote it"}]))
+    out.append(ev.AssistantText(text="done"))
+    out.append(ev.RunEnd(status="completed"))
+    return out
+
+
+async def through(transport: str) -> float:
+    """Seconds from the first event of the turn to its last frame, over `transport`."""
+    session = FakeSession(cwd="/tmp")
+    app = RawApp(with_transport(transport, InProcessTransport.of(session)))
+    events = turn_events()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        start = time.perf_counter()
+        for event in events:  # as fast as a session can publish: one event per loop turn
+            session.publish(event)
+            await asyncio.sleep(0)
+        while len(app.main.tool_calls) < CALLS or app.main.streaming is not None:
+            await asyncio.sleep(0.001)
+        await pilot.pause()
+        return time.perf_counter() - start
+
+
+def test_the_encoding_transport_costs_about_what_the_in_process_one_costs():
+    plain, encoded = [], []
+    for _ in range(3):  # interleaved, best of each
+        plain.append(asyncio.run(through("in-process")))
+        encoded.append(asyncio.run(through("encoding")))
+    ratio = min(encoded) / min(plain)
+    print(f"\n[bench] {TOKENS} tokens and {CALLS} tool calls: encoding transport "
+          f"{min(encoded):.2f} s, in-process {min(plain):.2f} s → {ratio:.2f}× (target ≤ 1.1×)")
+    assert ratio < 1.5

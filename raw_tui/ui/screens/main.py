@@ -23,7 +23,6 @@ from .. import messages as msg
 from ..widgets.chat_items import HiddenRow, HookRow, NoticeRow, PanelReceiptRow, UserMessageView
 from ..widgets.chat_view import ChatView
 from ..widgets.composer import Composer
-from ..widgets.form_view import FormView
 from ..widgets.navigator import Navigator
 from ..widgets.panel_view import PanelView, Target
 from ..widgets.sidebar import Sidebar
@@ -291,7 +290,7 @@ class MainScreen(Screen):
                 view.show_settled(event.status)
         panel = self.questions.pop(event.request_id, None)
         self.count_pending()
-        for form in self.query(FormView):
+        for form in self.query("FormView"):
             if form.request_id == event.request_id:
                 had_focus = self.focused is not None and form in self.focused.ancestors_with_self
                 form.deactivate(event.status)
@@ -381,7 +380,7 @@ class MainScreen(Screen):
         form.activate(request_id)
         self.call_after_refresh(view.scroll_visible, animate=False)
 
-    async def on_form_view_submitted(self, message: FormView.Submitted) -> None:
+    async def on_form_view_submitted(self, message: Any) -> None:  # FormView.Submitted
         key = f"{message.request_id}:{hash(repr(sorted(message.answers.items())))}"
         reply = await self.app.send(FormAnswer(request_id=message.request_id,
                                                answers=message.answers, idempotency_key=key),
@@ -392,7 +391,7 @@ class MainScreen(Screen):
             message.form.show_error(None)
             message.form.show_waiting()
 
-    async def on_form_view_cancelled(self, message: FormView.Cancelled) -> None:
+    async def on_form_view_cancelled(self, message: Any) -> None:  # FormView.Cancelled
         await self.app.send(FormCancel(request_id=message.request_id))
 
     # composer -----------------------------------------------------------------------------
