@@ -45,8 +45,6 @@ from .result import ToolResult, cap_output, error_result, normalize, split_panel
 
 MAX_EFFECTS_BYTES = 64 * 1024
 
-STAGES = ("exposure", "validation", "effects", "policy", "hooks", "approval", "handler")
-
 
 def _not_json(value: Any) -> str | None:
     """`$.path: why` when the value is not JSON raw-tui accepts (jsonstrict.json_problem): a

@@ -81,11 +81,6 @@ def stage_write(path: str, data: bytes, mode: int | None = None) -> StagedWrite:
     return StagedWrite(path, temp)
 
 
-def atomic_write(path: str, data: bytes, mode: int | None = None) -> None:
-    """Replace `path` with `data` atomically (see the module docstring)."""
-    stage_write(path, data, mode).commit()
-
-
 def commit_all(staged: list[StagedWrite]) -> None:
     """Put every staged file in place, in order. If one fails, the ones not yet in place are
     discarded and the error is raised (files already replaced stay replaced)."""

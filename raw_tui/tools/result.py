@@ -6,7 +6,6 @@ from typing import Any
 
 import msgspec
 
-from ..errors import RawError
 from ..jsonstrict import without_lone_surrogates
 
 RESULT_KEYS = frozenset({"isError", "code", "content", "truncated"})
@@ -50,10 +49,6 @@ def error_result(code: str, message: str) -> ToolResult:
     if not message.isascii():
         message = without_lone_surrogates(message)
     return ToolResult(isError=True, code=code, content=[text_block(message)])
-
-
-def from_error(err: RawError) -> ToolResult:
-    return error_result(err.code, err.message)
 
 
 def is_full_result(value: Any) -> bool:
