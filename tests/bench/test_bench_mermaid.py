@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from raw_tui.ui import mermaid
+from raw_tui.ui import flowchart
 
 SHAPES = {
     "spaces": lambda n: "graph TD\nA" + " " * n + "B",
@@ -29,7 +29,7 @@ ROUNDS = 9
 
 def timed(source: str) -> float:
     start = time.perf_counter()
-    mermaid.drawings(source)
+    flowchart.drawings(source)
     return time.perf_counter() - start
 
 
@@ -49,5 +49,5 @@ def test_drawing_time_grows_linearly(shape):
 
 
 def test_a_label_too_wide_for_any_panel_is_not_drawn():
-    assert mermaid.draw("graph TD\nA[" + "x" * 120 + "] --> B") is not None
-    assert mermaid.draw("graph TD\nA[" + "x" * 121 + "] --> B") is None  # shown as source
+    assert flowchart.draw("graph TD\nA[" + "x" * 120 + "] --> B") is not None
+    assert flowchart.draw("graph TD\nA[" + "x" * 121 + "] --> B") is None  # shown as source

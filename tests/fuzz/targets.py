@@ -431,7 +431,7 @@ _panel_declarations: list[Any] = []
 def _panel_run(bodies: list[Any]) -> None:
     from raw_tui.bus import Bus
     from raw_tui.panels import PanelError, PanelHost, parse_declarations, render_text, summarize
-    from raw_tui.ui import mermaid
+    from raw_tui.ui import flowchart
 
     if not _panel_declarations:
         _panel_declarations.extend(parse_declarations(
@@ -453,7 +453,7 @@ def _panel_run(bodies: list[Any]) -> None:
             summarize(document)
             for block in document.get("blocks", []):
                 if block.get("kind") == "mermaid":
-                    mermaid.drawings(block["source"])
+                    flowchart.drawings(block["source"])
     call.close()
     if refused is not None and not accepted:  # counted as accepted when one update was
         raise refused
