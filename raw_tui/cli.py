@@ -264,6 +264,7 @@ async def _run_ui(args) -> "int | str":
     """One app on one session: its exit code, or the id of the saved session to open next."""
     import os
 
+    from .cancel import on_stop_signals
     from .client import TRANSPORT_ENV, InProcessTransport, with_transport
     from .ui.app import RawApp, Resume
 
