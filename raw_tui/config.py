@@ -11,7 +11,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -82,6 +82,8 @@ class UiConfig(_Strict):
     cursor_blink: bool = False
     animations: bool = False
     max_chat_items: int = 100  # chat rows kept on screen; older ones stay readable (Ctrl+O)
+    detach: bool = True  # run the session in a host that survives the terminal (§12)
+    detached_idle_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 86400  # a host with no client and no turn ends then
 
 
 class RawConfig(_Strict):

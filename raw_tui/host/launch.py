@@ -1,0 +1,122 @@
+"""Start a session host detached from the terminal and wait until it is ready.
+
+The host runs `python -m raw_tui.host` in a new session (`setsid`: no controlling terminal,
+so a hang-up of ours never reaches it), stdin from /dev/null, stdout and stderr to a log file
+under the state directory (`hosts/`, the newest `KEEP_LOGS` kept). It reports on a pipe when
+its socket listens, or why it could not start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError, RawError
+from ..paths import state_home
+
+READY_TIMEOUT_S = 60.0  # loading the config and history, starting MCP servers
+KEEP_LOGS = 20
+
+
+@dataclass(frozen=True)
+class Started:
+    session_id: str
+    socket: Path
+    pid: int
+    log: Path
+
+
+class HostStartError(RawError):
+    pass
+
+
+def log_dir() -> Path:
+    folder = state_home() / "hosts"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def host_argv(args) -> list[str]:
+    argv = [sys.executable, "-m", "raw_tui.host", "--cwd", str(args.cwd_path)]
+    for option, name in (("--config", "config"), ("--agent", "agent"), ("--model", "model"),
+                         ("--resume", "resume")):
+        value = getattr(args, name, None)
+        if value:
+            argv += [option, str(value)]
+    if getattr(args, "continue_", False):
+        argv.append("--continue")
+    return argv
+
+
+def start_host(args, *, timeout: float = READY_TIMEOUT_S) -> Started:
+    """Start a host for the session `args` name (new, --continue, --resume). Raises
+    ConfigError (the config is wrong) or HostStartError (anything else, with the log)."""
+    folder = log_dir()
+    _prune_logs(folder)
+    log_path = folder / f"host-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    read_end, write_end = os.pipe()
+    try:
+        with open(log_path, "ab") as log, open(os.devnull, "rb") as devnull:
+            process = subprocess.Popen(
+                [*host_argv(args), "--ready-fd", str(write_end)], stdin=devnull, stdout=log,
+                stderr=subprocess.STDOUT, pass_fds=(write_end,), start_new_session=True,
+                cwd=str(args.cwd_path), close_fds=True)
+    finally:
+        os.close(write_end)
+    try:
+        line = _read_line(read_end, timeout)
+    finally:
+        os.close(read_end)
+    if not line:
+        code = process.poll()
+        if code is None:
+            process.kill()
+        raise HostStartError("host_failed", f"the session host did not start "
+                                            f"(exit {process.wait()}); see {log_path}")
+    report = json.loads(line)
+    if not report.get("ok"):
+        process.wait()
+        if report.get("code") == "config":
+            raise _ConfigLine(report.get("message", ""))
+        raise HostStartError(report.get("code") or "host_failed", report.get("message", ""))
+    return Started(session_id=report["session_id"], socket=Path(report["socket"]),
+                   pid=int(report["pid"]), log=log_path)
+
+
+class _ConfigLine(ConfigError):
+    """A config error the host already rendered as one line."""
+
+    def line(self) -> str:
+        return self.detail
+
+
+def _read_line(fd: int, timeout: float) -> str:
+    data = b""
+    deadline = time.monotonic() + timeout
+    while not data.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    return data.decode("utf-8", "replace").strip()
+
+
+def _prune_logs(folder: Path) -> None:
+    logs = sorted(folder.glob("host-*.log"), key=lambda p: p.stat().st_mtime)
+    for old in logs[:-KEEP_LOGS]:
+        try:
+            old.unlink()
+        except OSError:
+            pass

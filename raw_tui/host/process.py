@@ -1,0 +1,115 @@
+"""The host process: `python -m raw_tui.host [options] --ready-fd N`.
+
+Started by `launch.start_host` in its own session (no controlling terminal, stdio to a log
+file). It opens the session as the UI would (new, `--continue`, `--resume ID`), listens on
+the session's socket, runs SessionStart, then writes one JSON line to the ready pipe
+(`{"ok": true, "session_id", "socket"}` or `{"ok": false, "code", "message"}`) and serves
+until the session ends: Quit from a client, the idle timeout, or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="raw-tui-host")
+    parser.add_argument("--config")
+    parser.add_argument("--agent")
+    parser.add_argument("--model")
+    parser.add_argument("--cwd", required=True)
+    parser.add_argument("--continue", dest="continue_", action="store_true")
+    parser.add_argument("--resume")
+    parser.add_argument("--ready-fd", type=int, required=True)
+    return parser
+
+
+class Ready:
+    """The pipe the launcher waits on: one line, then closed."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def say(self, **fields: Any) -> None:
+        if self.fd < 0:
+            return
+        try:
+            os.write(self.fd, (json.dumps(fields) + "\n").encode())
+        except OSError:
+            pass
+        finally:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    args.cwd_path = Path(args.cwd).resolve()
+    ready = Ready(args.ready_fd)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # no terminal of ours can hang up
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    log(f"host pid {os.getpid()} starting in {args.cwd_path}")
+    try:
+        return asyncio.run(serve(args, ready))
+    except Exception as err:
+        ready.say(ok=False, code=getattr(err, "code", "error"), message=_line(err))
+        log(f"host failed: {_line(err)}")
+        return 1
+    finally:
+        log("host exiting")
+
+
+async def serve(args, ready: Ready) -> int:
+    from ..errors import ConfigError
+    from ..session import open_session
+    from .paths import clear_stale, socket_path
+    from .server import SessionHost
+
+    try:
+        session, history = open_session(args, interactive=True)
+    except ConfigError as err:
+        ready.say(ok=False, code="config", message=err.line())
+        return 2
+    store = session.store
+    try:
+        path = socket_path(session.session_id)
+        if not clear_stale(path):
+            ready.say(ok=False, code="live",
+                      message=f"session {session.session_id} is live: raw-tui attach "
+                              f"{session.session_id}")
+            return 1
+        ui = session.config.raw.ui
+        host = SessionHost(session, history=history, ui=msgspec.to_builtins(ui),
+                           idle_timeout_s=float(ui.detached_idle_timeout_s))
+        await host.start(path)
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, host.stop_soon, "terminated")
+        await session.open(watch=True)
+        ready.say(ok=True, session_id=session.session_id, socket=os.fspath(path), pid=os.getpid())
+        log(f"session {session.session_id} on {path}")
+        await host.ended.wait()
+        log(f"session {session.session_id} ended: {host.end_reason}")
+        return 0
+    finally:
+        await session.close()
+        if store is not None:
+            store.close()
+
+
+def log(message: str) -> None:
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    print(f"{stamp} {message}", file=sys.stderr, flush=True)
+
+
+def _line(err: BaseException) -> str:
+    return " ".join(f"{type(err).__name__}: {err}".split())

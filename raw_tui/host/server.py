@@ -1,0 +1,297 @@
+"""`SessionHost`: one session served over a Unix socket to any number of clients.
+
+The host numbers every event the session publishes (`seq`), keeps the chat events (all but
+`assistant_delta`, whose text is kept as the reply being streamed) for snapshots and paging,
+and follows what waits for a user (approval requests, questions) and the turn's state. A
+client's snapshot is built and the client joins the live stream in one step of the event
+loop, so no event falls between the two or reaches the client twice.
+
+Only the host writes history (the session's store subscriber). A client that sends a frame
+that does not decode, is too long, or comes from another uid is closed; the host goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import os
+import socket
+import struct
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .. import bus as ev
+from .. import commands as cmd
+from . import protocol as wire
+
+IDLE_CHECK_MAX_S = 30.0
+_PEERCRED = struct.Struct("3i")  # pid, uid, gid
+
+
+def peer_uid(sock: socket.socket) -> int:
+    data = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
+    return _PEERCRED.unpack(data)[1]
+
+
+class Client:
+    """One attached connection: frames go out through its writer, never blocking the host."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+        self.attached = False
+        self.closed = False
+
+    def send(self, data: bytes) -> None:
+        if self.closed:
+            return
+        transport = self.writer.transport
+        if transport.get_write_buffer_size() > wire.MAX_CLIENT_BUFFER:
+            self.abort()  # it stopped reading: drop it rather than grow without bound
+            return
+        self.writer.write(data)
+
+    def bye(self, reason: str, message: str = "") -> None:
+        self.send(wire.encode(wire.Bye(reason=reason, message=message)))
+        self.close()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.writer.close()
+
+    def abort(self) -> None:
+        self.closed = True
+        self.writer.transport.abort()
+
+
+class SessionHost:
+    def __init__(self, session: Any, *, history: list[ev.Event] | None = None,
+                 idle_timeout_s: float = 86400.0, ui: dict[str, Any] | None = None) -> None:
+        self.session = session
+        self.idle_timeout_s = idle_timeout_s
+        self.ui = ui or {}
+        self.seq = 0
+        self.chat: list[ev.Event] = []  # chat events, with their seqs in chat_seqs
+        self.chat_seqs: list[int] = []
+        self.streaming: list[str] = []
+        self.approvals: dict[str, ev.ApprovalRequest] = {}
+        self.questions: dict[str, ev.InteractionRequest] = {}
+        self.turn = ev.TurnState(state="idle")
+        self.clients: set[Client] = set()
+        self.ended = asyncio.Event()
+        self.end_reason = ""
+        self.last_active = time.monotonic()
+        self._server: asyncio.AbstractServer | None = None
+        self._tasks: set[asyncio.Task] = set()
+        self._path: Path | None = None
+        for event in history or ():
+            self._remember(event, live=False)
+        self._unsubscribe = session.bus.subscribe(self._on_event)
+
+    # events ------------------------------------------------------------------------------
+    def _on_event(self, event: ev.Event) -> None:
+        seq = self._remember(event, live=True)
+        if any(c.attached for c in self.clients):
+            data = wire.encode(wire.EventFrame(seq=seq, event=event))
+            for client in list(self.clients):
+                if client.attached:
+                    client.send(data)
+        if isinstance(event, ev.RunEnd):
+            self.last_active = time.monotonic()
+
+    def _remember(self, event: ev.Event, *, live: bool) -> int:
+        self.seq += 1
+        if isinstance(event, ev.AssistantDelta):
+            if live:
+                self.streaming.append(event.text)
+            return self.seq
+        if isinstance(event, (ev.AssistantText, ev.ToolCall, ev.UserMessage, ev.RunEnd)):
+            self.streaming.clear()
+        if isinstance(event, ev.TurnState):
+            self.turn = event  # state, not chat: the snapshot carries the latest
+            return self.seq
+        self.chat.append(event)
+        self.chat_seqs.append(self.seq)
+        if not live:
+            return self.seq
+        if isinstance(event, ev.ApprovalRequest):
+            self.approvals[event.call_id] = event
+        elif isinstance(event, (ev.ApprovalDecision, ev.ToolResultEvent)):
+            self.approvals.pop(event.call_id, None)
+        elif isinstance(event, ev.InteractionRequest):
+            self.questions[event.request_id] = event
+        elif isinstance(event, ev.InteractionSettled):
+            self.questions.pop(event.request_id, None)
+        return self.seq
+
+    @property
+    def state(self) -> str:
+        """What `sessions list` says: waiting for approval, running, idle."""
+        if self.approvals or self.questions:
+            return "waiting for approval"
+        if self.session.busy:
+            return "running"
+        return "idle"
+
+    def snapshot(self, history: int) -> wire.Snapshot:
+        history = max(0, min(history, wire.MAX_PAGE_EVENTS))
+        start = max(0, len(self.chat) - history)
+        events = self.chat[start:]
+        first = self.chat_seqs[start] if events else self.seq + 1
+        return wire.Snapshot(
+            version=wire.PROTOCOL_VERSION, seq=self.seq, info=self.session.info, events=events,
+            first_seq=first, panels=self.session.panels.panels(),
+            approvals=list(self.approvals.values()), questions=list(self.questions.values()),
+            turn=self.turn, streaming="".join(self.streaming), ui=self.ui,
+            clients=sum(1 for c in self.clients if c.attached))
+
+    def page(self, before: int, limit: int) -> tuple[int, list[ev.Event]]:
+        end = bisect.bisect_left(self.chat_seqs, before)
+        start = max(0, end - max(0, min(limit, wire.MAX_PAGE_EVENTS)))
+        events = self.chat[start:end]
+        return (self.chat_seqs[start] if events else before), events
+
+    def status(self) -> wire.Status:
+        info = self.session.info
+        return wire.Status(version=wire.PROTOCOL_VERSION, session_id=info.session_id,
+                           cwd=info.cwd, agent=info.agent, state=self.state,
+                           clients=sum(1 for c in self.clients if c.attached), pid=os.getpid())
+
+    # the socket ----------------------------------------------------------------------------
+    async def start(self, path: Path) -> None:
+        """Listen on `path` (mode 0600: created under umask 077)."""
+        old = os.umask(0o177)
+        try:
+            self._server = await asyncio.start_unix_server(
+                self._connection, path=os.fspath(path), limit=wire.MAX_FRAME_BYTES)
+        finally:
+            os.umask(old)
+        os.chmod(path, 0o600)
+        self._path = path
+        self._spawn(self._idle_watch())
+
+    async def _connection(self, reader: asyncio.StreamReader,
+                          writer: asyncio.StreamWriter) -> None:
+        client = Client(writer)
+        self.clients.add(client)
+        try:
+            sock = writer.get_extra_info("socket")
+            if peer_uid(sock) != os.getuid():
+                client.bye("refused", "another user's session")
+                return
+            first = await asyncio.wait_for(self._read(reader), wire.HANDSHAKE_TIMEOUT_S)
+            if not self._handshake(client, first):
+                return
+            while not client.closed:
+                frame = await self._read(reader)
+                if frame is None:
+                    break
+                self._serve(client, frame)
+        except _BadFrame as err:
+            client.bye("bad_frame", str(err))
+        except (asyncio.TimeoutError, ConnectionError):
+            pass
+        finally:
+            self.clients.discard(client)
+            client.close()
+            if not self.clients:
+                self.last_active = time.monotonic()
+
+    async def _read(self, reader: asyncio.StreamReader) -> wire.Frame | None:
+        try:
+            line = await reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as err:
+            if err.partial.strip():
+                raise _BadFrame("frame not ended by a newline") from None
+            return None
+        except asyncio.LimitOverrunError:
+            raise _BadFrame(f"frame longer than {wire.MAX_FRAME_BYTES} bytes") from None
+        try:
+            return wire.decode_client(line)
+        except msgspec.DecodeError as err:
+            raise _BadFrame(f"bad frame: {err}") from None
+
+    def _handshake(self, client: Client, frame: wire.Frame | None) -> bool:
+        if isinstance(frame, wire.Probe):
+            client.send(wire.encode(self.status()))
+            client.close()
+            return False
+        if not isinstance(frame, wire.Attach):
+            raise _BadFrame("the first frame must be attach or probe")
+        if frame.version != wire.PROTOCOL_VERSION:
+            client.bye("version", f"protocol {frame.version} is not {wire.PROTOCOL_VERSION}")
+            return False
+        client.attached = True  # joins the live stream in the same step as its snapshot
+        client.send(wire.encode(self.snapshot(frame.history)))
+        return True
+
+    def _serve(self, client: Client, frame: wire.Frame) -> None:
+        if isinstance(frame, wire.CommandFrame):
+            self._spawn(self._command(client, frame))
+        elif isinstance(frame, wire.Page):
+            first, events = self.page(frame.before, frame.limit)
+            client.send(wire.encode(wire.PageFrame(id=frame.id, first_seq=first, events=events)))
+        elif isinstance(frame, wire.Detach):
+            client.close()
+        else:
+            raise _BadFrame(f"unexpected {type(frame).__struct_config__.tag} frame")
+
+    async def _command(self, client: Client, frame: wire.CommandFrame) -> None:
+        try:
+            reply = await self.session.handle(frame.command)
+        except Exception as err:  # a bug in one command must not end the host
+            reply = cmd.Reply(ok=False, code="internal_error",
+                              message=f"{type(err).__name__}: {err}")
+        client.send(wire.encode(wire.ReplyFrame(id=frame.id, reply=reply or cmd.Reply())))
+        if isinstance(frame.command, cmd.Quit):
+            await self.stop("ended")
+
+    # ending ------------------------------------------------------------------------------
+    async def _idle_watch(self) -> None:
+        """End the session when no client has been attached and no turn has run for
+        `idle_timeout_s`."""
+        step = max(0.05, min(IDLE_CHECK_MAX_S, self.idle_timeout_s / 4))
+        while not self.ended.is_set():
+            await asyncio.sleep(step)
+            if self.clients or self.session.busy:
+                self.last_active = time.monotonic()
+            elif time.monotonic() - self.last_active >= self.idle_timeout_s:
+                await self.stop("idle")
+
+    def stop_soon(self, reason: str) -> None:
+        """From a signal handler: stop at the next step of the loop."""
+        self._spawn(self.stop(reason))
+
+    async def stop(self, reason: str) -> None:
+        """Close the session (SessionEnd runs; a running turn is cancelled, its commands and
+        hooks end), say goodbye to every client, stop listening."""
+        if self.end_reason:
+            await self.ended.wait()
+            return
+        self.end_reason = reason
+        if self._server is not None:
+            self._server.close()
+        if self._path is not None:
+            try:
+                os.unlink(self._path)
+            except FileNotFoundError:
+                pass
+        try:
+            await self.session.close()
+        finally:
+            for client in list(self.clients):
+                client.bye("ended", reason)
+            self._unsubscribe()
+            self.ended.set()
+
+    def _spawn(self, coro) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+class _BadFrame(Exception):
+    pass
