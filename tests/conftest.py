@@ -33,4 +33,5 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)  # session host sockets: never the user's
     return home

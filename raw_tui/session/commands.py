@@ -14,11 +14,16 @@ def cmd_sessions(args) -> int:
     store = HistoryStore()
     try:
         if args.sessions_command == "list":
+            from ..host.choose import live_marks
+
+            live = live_marks()
             for row in store.list():
                 when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated_at))
                 title = row.title or "(no prompt)"
                 cwd = escape_controls(row.cwd, keep_lines=False)  # a newline is no new row
-                print(f"{row.id}  {when}  {row.agent}  {row.events} events  {cwd}  {title}")
+                mark = f"{live[row.id]}  " if row.id in live else ""
+                print(f"{row.id}  {mark}{when}  {row.agent}  {row.events} events  {cwd}"
+                      f"  {title}")
             return 0
         row = store.get(args.session_id)
         if row is None:
