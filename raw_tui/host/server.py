@@ -28,6 +28,7 @@ from .. import commands as cmd
 from . import protocol as wire
 
 IDLE_CHECK_MAX_S = 30.0
+LAZY_FLUSH_S = 0.004  # streamed text waits at most this long (a frame is 16 ms)
 _PEERCRED = struct.Struct("3i")  # pid, uid, gid
 
 
@@ -37,18 +38,42 @@ def peer_uid(sock: socket.socket) -> int:
 
 
 class Client:
-    """One attached connection: frames go out through its writer, never blocking the host."""
+    """One attached connection. Frames go out through its writer, never blocking the host.
+    A frame is written at the next step of the event loop, together with the others of that
+    step; streamed text (`lazy` frames) waits up to `LAZY_FLUSH_S` for company, so a fast
+    stream costs a system call and a wake-up of the client per few milliseconds, not per
+    token. Order is kept: anything else flushes what waits before it."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self.writer = writer
         self.attached = False
         self.closed = False
+        self._pending: list[bytes] = []
+        self._soon = False
+        self._later: asyncio.TimerHandle | None = None
 
-    def send(self, data: bytes) -> None:
+    def send(self, data: bytes, *, lazy: bool = False) -> None:
         if self.closed:
             return
-        transport = self.writer.transport
-        if transport.get_write_buffer_size() > wire.MAX_CLIENT_BUFFER:
+        self._pending.append(data)
+        if self._soon:
+            return
+        loop = asyncio.get_running_loop()
+        if not lazy:
+            self._soon = True
+            loop.call_soon(self._flush)
+        elif self._later is None:
+            self._later = loop.call_later(LAZY_FLUSH_S, self._flush)
+
+    def _flush(self) -> None:
+        self._soon = False
+        if self._later is not None:
+            self._later.cancel()
+            self._later = None
+        data, self._pending = b"".join(self._pending), []
+        if self.closed or not data:
+            return
+        if self.writer.transport.get_write_buffer_size() > wire.MAX_CLIENT_BUFFER:
             self.abort()  # it stopped reading: drop it rather than grow without bound
             return
         self.writer.write(data)
@@ -59,11 +84,15 @@ class Client:
 
     def close(self) -> None:
         if not self.closed:
+            self._flush()
             self.closed = True
             self.writer.close()
 
     def abort(self) -> None:
         self.closed = True
+        self._pending = []
+        if self._later is not None:
+            self._later.cancel()
         self.writer.transport.abort()
 
 
@@ -96,9 +125,10 @@ class SessionHost:
         seq = self._remember(event, live=True)
         if any(c.attached for c in self.clients):
             data = wire.encode(wire.EventFrame(seq=seq, event=event))
+            lazy = isinstance(event, ev.AssistantDelta)
             for client in list(self.clients):
                 if client.attached:
-                    client.send(data)
+                    client.send(data, lazy=lazy)
         if isinstance(event, ev.RunEnd):
             self.last_active = time.monotonic()
 
@@ -177,6 +207,10 @@ class SessionHost:
                           writer: asyncio.StreamWriter) -> None:
         client = Client(writer)
         self.clients.add(client)
+        task = asyncio.current_task()
+        if task is not None:  # stop() waits for it
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         try:
             sock = writer.get_extra_info("socket")
             if peer_uid(sock) != os.getuid():
@@ -285,6 +319,9 @@ class SessionHost:
             for client in list(self.clients):
                 client.bye("ended", reason)
             self._unsubscribe()
+            others = self._tasks - {asyncio.current_task()}
+            if others:  # connections end on their own once their writers closed
+                await asyncio.wait(others, timeout=2)
             self.ended.set()
 
     def _spawn(self, coro) -> None:
