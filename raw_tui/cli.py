@@ -80,13 +80,20 @@ def _add_acp(sub, common) -> None:
     sub.add_parser("acp", parents=[common], help="speak ACP on stdin/stdout (for an editor)")
 
 
+def _add_attach(sub, common) -> None:
+    attach = sub.add_parser("attach", parents=[common], help="reattach to a live session")
+    attach.add_argument("session_id", metavar="ID", nargs="?",
+                        help="default: the live session of this directory updated last")
+
+
 def _add_serve(sub, common) -> None:
     serve = sub.add_parser("serve", parents=[common], help="the UI in a browser on 127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
 
 
 COMMANDS = {"run": _add_run, "config": _add_config, "call": _add_call, "hooks": _add_hooks,
-            "sessions": _add_sessions, "acp": _add_acp, "serve": _add_serve}
+            "sessions": _add_sessions, "acp": _add_acp, "serve": _add_serve,
+            "attach": _add_attach}
 
 
 def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -100,6 +107,9 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                         help="reopen the latest session of this directory")
     parser.add_argument("--resume", metavar="ID", default=argparse.SUPPRESS,
                         help="reopen a saved session")
+    parser.add_argument("--no-detach", dest="no_detach", action="store_true",
+                        default=argparse.SUPPRESS,
+                        help="run the session inside the UI (it ends with the terminal)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     named = _command_named(argv) if argv is not None else None
     for name, add in COMMANDS.items():
@@ -141,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _parser(argv).parse_args(argv)
     for name, default in (("config", None), ("agent", None), ("model", None), ("cwd", None),
-                          ("continue_", False), ("resume", None)):
+                          ("continue_", False), ("resume", None), ("no_detach", False)):
         if not hasattr(args, name):
             setattr(args, name, default)
     from .termsafe import escape_controls, terminal_stream
@@ -220,6 +230,8 @@ def _command(args) -> int:
 
             load(args)  # a broken config fails here (exit 2), not in every tab
             return cmd_serve(args)
+        if args.command == "attach":
+            return cmd_attach(args)
         return cmd_ui(args)
     except ConfigError as err:
         print(f"raw-tui: config error: {err.line()}", file=sys.stderr)  # escaped by line()
@@ -246,18 +258,19 @@ def cmd_ui(args) -> int:
     from .ui.typeahead import keep_typeahead  # no textual: keys typed while the UI loads
     # keep Enter as Enter instead of turning into newlines
 
+    _offer_attach(args)
     with keep_typeahead():
         while True:
             try:
                 outcome = asyncio.run(_run_ui(args))
             except Exception as err:
-                if getattr(err, "code", None) == "unknown_session":
+                if getattr(err, "code", None) in ("unknown_session", "live", "host_failed"):
                     print(f"raw-tui: {err.message}", file=sys.stderr)
                     return 1
                 raise
             if isinstance(outcome, int):
                 return outcome
-            args.resume, args.continue_ = outcome, False
+            args.resume, args.continue_, args.attach_socket = outcome, False, None
 
 
 async def _run_ui(args) -> "int | str":
@@ -277,7 +290,7 @@ async def _run_ui(args) -> "int | str":
         opened.append(session)
         return session, replay
 
-    transport = InProcessTransport(opener, cwd=str(args.cwd_path))
+    transport = _transport(args) or InProcessTransport(opener, cwd=str(args.cwd_path))
     app = RawApp(with_transport(os.environ.get(TRANSPORT_ENV), transport))
     signalled: list[int] = []
 
@@ -300,6 +313,46 @@ async def _run_ui(args) -> "int | str":
     if isinstance(app.return_value, Resume):
         return app.return_value.session_id
     return app.return_code or 0
+
+
+def _transport(args) -> Any:
+    """The session host's transport, unless `--no-detach` or `ui.detach: false` keep the
+    session in this process (then None). `attach` always attaches."""
+    from .host.choose import detach_wanted
+    from .host.transport import SocketTransport
+
+    attach_to = getattr(args, "attach_socket", None)
+    if attach_to is None and not detach_wanted(args):
+        return None
+    return SocketTransport.for_args(args, socket=attach_to)
+
+
+def _offer_attach(args) -> None:
+    """Bare `raw-tui` where this directory's latest session is live: ask whether to attach."""
+    if args.command is not None or args.no_detach or getattr(args, "attach_socket", None):
+        return
+    from .host.choose import offer_attach
+    from .host.paths import socket_path
+
+    session_id = offer_attach(args)
+    if session_id is not None:
+        args.attach_socket = socket_path(session_id)
+
+
+def cmd_attach(args) -> int:
+    """`raw-tui attach [ID]`: the UI on a live session's host."""
+    from .errors import RawError
+    from .host.choose import attach_target
+    from .host.paths import socket_path
+
+    try:
+        status = attach_target(args)
+    except RawError as err:
+        print(f"raw-tui: {err.message}", file=sys.stderr)
+        return EXIT_ERROR
+    args.attach_socket = socket_path(status.session_id)
+    args.cwd_path = Path(status.cwd)
+    return cmd_ui(args)
 
 
 def load(args, *, client_mcp: bool = False) -> Any:

@@ -15,8 +15,12 @@ def pytest_addoption(parser):
                           "end-to-end tests (default: in-process; also RAW_TUI_TRANSPORT)")
 
 
+HOST_MARK_ENV = "RAW_TUI_TEST_RUN"  # inherited by every session host a test starts
+
+
 def pytest_configure(config):
     """Set RAW_TUI_TRANSPORT for this process and the apps the tests start (tmux, ssh)."""
+    os.environ[HOST_MARK_ENV] = str(os.getpid())
     name = config.getoption("--transport")
     if name:
         os.environ[TRANSPORT_ENV] = name
@@ -35,3 +39,13 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)  # session host sockets: never the user's
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_session_host_left():
+    """A UI started by a test (tmux, ssh, a benchmark) runs its session in a detached host;
+    whatever host a test left running is ended (SIGTERM, then SIGKILL) when it is done."""
+    yield
+    from tests.helpers import end_session_hosts
+
+    end_session_hosts(os.environ[HOST_MARK_ENV])

@@ -65,3 +65,55 @@ def raw_tui(*args: str, cwd: Path | None = None, input: str | None = None,
                           capture_output=True, text=True, input=input, env=full_env,
                           timeout=timeout)
 
+
+
+def session_host_pids(mark: str) -> list[int]:
+    """Session hosts (`python -m raw_tui.host`) started under this test run (their
+    environment carries RAW_TUI_TEST_RUN=mark)."""
+    pids = []
+    needle = f"RAW_TUI_TEST_RUN={mark}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            if b"raw_tui.host" not in cmdline:
+                continue
+            if needle in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
+                pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
+def end_session_hosts(mark: str, timeout: float = 15) -> None:
+    import signal
+    import time
+
+    pids = session_host_pids(mark)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + timeout
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.05)
+        pids = [pid for pid in pids if _running(pid)]
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status

@@ -39,7 +39,6 @@ class HostClient:
         self.path = path
         self.bus = bus or ev.Bus()
         self.info: SessionInfo = snapshot.info
-        self.ui: dict[str, Any] = dict(snapshot.ui)
         self.seq = snapshot.seq
         self.ended = asyncio.Event()
         self.end_reason = ""

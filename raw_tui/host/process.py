@@ -19,8 +19,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="raw-tui-host")
@@ -89,7 +87,7 @@ async def serve(args, ready: Ready) -> int:
                               f"{session.session_id}")
             return 1
         ui = session.config.raw.ui
-        host = SessionHost(session, history=history, ui=msgspec.to_builtins(ui),
+        host = SessionHost(session, history=history,
                            idle_timeout_s=float(ui.detached_idle_timeout_s))
         await host.start(path)
         loop = asyncio.get_running_loop()

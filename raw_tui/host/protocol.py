@@ -11,12 +11,12 @@ sends `bye` before it closes a connection itself (refused, bad frame, session en
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Union
 
 import msgspec
 
 from .. import bus as ev
-from ..commands import AnyCommand, Reply, SessionInfo
+from ..commands import AnyCommand, Reply, SavedSession, SessionInfo, UiSettings
 
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 4 * 1024 * 1024  # one line from a client; longer closes that client
@@ -81,7 +81,8 @@ class Snapshot(Frame, tag="snapshot"):
     questions: list[ev.InteractionRequest]
     turn: ev.TurnState
     streaming: str = ""  # assistant text of the reply being streamed now
-    ui: dict[str, Any] = {}  # the config's `ui` section, for the client's options
+    ui: UiSettings = UiSettings()  # the config's `ui` section, for the client's options
+    saved: list[SavedSession] = []  # the other saved sessions of the directory, at attach
     clients: int = 1  # clients attached, this one included
 
 

@@ -98,10 +98,9 @@ class Client:
 
 class SessionHost:
     def __init__(self, session: Any, *, history: list[ev.Event] | None = None,
-                 idle_timeout_s: float = 86400.0, ui: dict[str, Any] | None = None) -> None:
+                 idle_timeout_s: float = 86400.0) -> None:
         self.session = session
         self.idle_timeout_s = idle_timeout_s
-        self.ui = ui or {}
         self.seq = 0
         self.chat: list[ev.Event] = []  # chat events, with their seqs in chat_seqs
         self.chat_seqs: list[int] = []
@@ -175,7 +174,8 @@ class SessionHost:
             version=wire.PROTOCOL_VERSION, seq=self.seq, info=self.session.info, events=events,
             first_seq=first, panels=self.session.panels.panels(),
             approvals=list(self.approvals.values()), questions=list(self.questions.values()),
-            turn=self.turn, streaming="".join(self.streaming), ui=self.ui,
+            turn=self.turn, streaming="".join(self.streaming),
+            ui=self.session.ui_settings(), saved=self.session.saved_sessions(),
             clients=sum(1 for c in self.clients if c.attached))
 
     def page(self, before: int, limit: int) -> tuple[int, list[ev.Event]]:

@@ -54,6 +54,7 @@ class RawApp(App):
         Binding("ctrl+p", "command_palette", "Commands", id="raw.command_palette",
                 priority=True),
         Binding("f1", "toggle_help", "Keys", id="raw.help"),
+        Binding("ctrl+backslash", "detach", "Detach", id="raw.detach", show=False),
     ]
 
     def __init__(self, client: SessionClient) -> None:
@@ -162,6 +163,15 @@ class RawApp(App):
     # actions ------------------------------------------------------------------------------
     async def action_quit_session(self) -> None:
         await self._close_session()
+        self.exit()
+
+    def action_detach(self) -> None:
+        """Leave the session running in its host (`raw-tui attach` comes back to it)."""
+        client = getattr(self.client, "inner", self.client)  # through an encoding transport
+        if not getattr(client, "detachable", False):
+            self.notify("this session runs inside the UI (--no-detach): Ctrl+Q ends it",
+                        severity="warning")
+            return
         self.exit()
 
     async def _close_session(self) -> None:
