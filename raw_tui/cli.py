@@ -229,7 +229,7 @@ def _command(args) -> int:
             from .ui.serve import cmd_serve
 
             load(args)  # a broken config fails here (exit 2), not in every tab
-            return cmd_serve(args)
+            return cmd_serve(args, session_id=_serve_session(args))
         if args.command == "attach":
             return cmd_attach(args)
         return cmd_ui(args)
@@ -325,6 +325,19 @@ def _transport(args) -> Any:
     if attach_to is None and not detach_wanted(args):
         return None
     return SocketTransport.for_args(args, socket=attach_to)
+
+
+def _serve_session(args) -> str | None:
+    """`serve`: the session every tab attaches to, in a host started now (or the live one
+    `--continue`/`--resume` name). None with `--no-detach`/`ui.detach: false`."""
+    import importlib.util
+
+    from .host.choose import detach_wanted
+    from .host.transport import locate_or_start
+
+    if importlib.util.find_spec("textual_serve") is None or not detach_wanted(args):
+        return None  # cmd_serve says what is missing
+    return locate_or_start(args).stem
 
 
 def _offer_attach(args) -> None:

@@ -12,11 +12,12 @@ import signal
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.e2e.test_tmux_demo import RAW_TUI, isolated_env, place
+from tests.e2e.test_tmux_demo import RAW_TUI, demo_note, isolated_env, place
 
 __all__ = ["place"]
 
@@ -119,3 +120,42 @@ def test_a_browser_tab_runs_the_demo(server):
     shown = subprocess.run([str(RAW_TUI), "sessions", "show", row.split()[0]], env=env,
                            cwd=place / "w", capture_output=True, text=True, timeout=60)
     assert '"state":"closing"' in shown.stdout.replace(" ", "")
+
+
+def test_a_browser_tab_and_a_terminal_client_share_the_hosted_session(server):
+    """The tab attaches to the session `serve` started; a second client (as `raw-tui attach`
+    from a terminal would) answers the approval, and the tab's modal gives way."""
+    from raw_tui import commands
+    from raw_tui.host.client import HostClient
+
+    url, place = server
+    env = isolated_env(place)
+
+    async def tab() -> None:
+        async with aiohttp.ClientSession() as http:
+            ws_url = url.replace("http", "ws") + "/ws?width=100&height=30"
+            async with http.ws_connect(ws_url) as ws:
+                seen = bytearray()
+                await _screen_until(ws, b"^q quit", seen)
+                await ws.send_json(["stdin", "hello from a browser"])
+                await ws.send_json(["stdin", "\r"])
+                await _screen_until(ws, b"Approve write_file?", seen)
+                listing = subprocess.run([str(RAW_TUI), "sessions", "list"], env=env,
+                                         capture_output=True, text=True, timeout=60)
+                (row,) = listing.stdout.splitlines()
+                assert "live (waiting for approval)" in row
+                session_id = row.split()[0]
+                sockets = Path(env["XDG_STATE_HOME"]) / "raw-tui" / "sockets"
+                terminal = await HostClient.connect(sockets / f"{session_id}.sock")
+                assert terminal.snapshot.clients == 2
+                (request,) = terminal.snapshot.approvals
+                reply = await terminal.handle(commands.ApprovalAnswer(call_id=request.call_id,
+                                                                      allow=True))
+                assert reply.ok
+                seen.clear()
+                await _screen_until(ws, b"1 question", seen)  # the modal closed, the turn went on
+                await terminal.handle(commands.Quit())
+                await terminal.close()
+
+    asyncio.run(tab())
+    assert demo_note(env).read_text() == "Written by the raw-tui demo.\n"
