@@ -39,34 +39,27 @@ def peer_uid(sock: socket.socket) -> int:
 
 class Client:
     """One attached connection. Frames go out through its writer, never blocking the host.
-    A frame is written at the next step of the event loop, together with the others of that
-    step; streamed text (`lazy` frames) waits up to `LAZY_FLUSH_S` for company, so a fast
-    stream costs a system call and a wake-up of the client per few milliseconds, not per
-    token. Order is kept: anything else flushes what waits before it."""
+    A frame is written at once, with any streamed text waiting before it (order is kept);
+    streamed text (`lazy` frames) waits up to `LAZY_FLUSH_S` for company, so a fast stream
+    costs a system call and a wake-up of the client per few milliseconds, not per token."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self.writer = writer
         self.attached = False
         self.closed = False
         self._pending: list[bytes] = []
-        self._soon = False
         self._later: asyncio.TimerHandle | None = None
 
     def send(self, data: bytes, *, lazy: bool = False) -> None:
         if self.closed:
             return
         self._pending.append(data)
-        if self._soon:
-            return
-        loop = asyncio.get_running_loop()
         if not lazy:
-            self._soon = True
-            loop.call_soon(self._flush)
+            self._flush()
         elif self._later is None:
-            self._later = loop.call_later(LAZY_FLUSH_S, self._flush)
+            self._later = asyncio.get_running_loop().call_later(LAZY_FLUSH_S, self._flush)
 
     def _flush(self) -> None:
-        self._soon = False
         if self._later is not None:
             self._later.cancel()
             self._later = None

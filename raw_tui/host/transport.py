@@ -43,13 +43,17 @@ class SocketTransport:
     def listen(self, deliver: Deliver) -> None:
         self._deliver = deliver
 
+    async def connect(self) -> None:
+        """Find or start the host and read its snapshot (then `ready`: `open()` is cheap)."""
+        if self.client is None:
+            path = await asyncio.to_thread(self._locate)
+            self.client = await HostClient.connect(path)
+            self.info = self.client.info
+            self.ready = True
+
     async def open(self) -> Opened:
         try:
-            if self.client is None:
-                path = await asyncio.to_thread(self._locate)
-                self.client = await HostClient.connect(path)
-                self.info = self.client.info
-                self.ready = True
+            await self.connect()
             client = self.client
             if self._deliver is not None:
                 client.bus.subscribe(self._deliver)
