@@ -68,22 +68,26 @@ def make_config(root: Path, lines: list[dict]) -> SimpleNamespace:
 ROUNDS = 12
 
 
+def _state(app) -> str:
+    return app.main.status_line.status.state
+
+
 async def _enter_to_screen(app, pilot, text: str) -> float:
     """Enter in the composer (its send action, as the key runs it) until the prompt's row is
     laid out in the chat: a command to the session and its event back, drawn."""
-    composer = app.query_one("#composer")
+    composer = app.main.query_one("#composer")
     composer.set_draft(text)
     await pilot.pause()
     start = time.perf_counter()
     composer.action_send()
     while True:
-        row = next((r for r in app.chat.rows()
+        row = next((r for r in app.main.chat.rows()
                     if isinstance(r, UserMessageView) and r.text == text), None)
         if row is not None and row.region.height > 0:
             break
         await asyncio.sleep(0)
     elapsed = time.perf_counter() - start
-    while app.status.state != "idle":
+    while _state(app) != "idle":
         await asyncio.sleep(0.005)
     return elapsed
 
@@ -92,7 +96,7 @@ async def _keystrokes(client) -> list[float]:
     app = RawApp(client)
     times = []
     async with app.run_test(size=(100, 30)) as pilot:
-        while app.status.state != "idle":
+        while _state(app) != "idle":
             await asyncio.sleep(0.01)
         for i in range(ROUNDS + 2):
             times.append(await _enter_to_screen(app, pilot, f"prompt {i}"))
