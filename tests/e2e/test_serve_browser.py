@@ -37,6 +37,21 @@ def _stored_events(place: Path) -> list[dict]:
     return [json.loads(line) for line in shown.stdout.splitlines() if line.strip()]
 
 
+def _tab_attached(place: Path) -> bool:
+    """The tab's app is attached to the session `serve` hosts (a client of its socket)."""
+    from raw_tui.host.paths import probe
+
+    env = isolated_env(place)
+    listing = subprocess.run([str(RAW_TUI), "sessions", "list"], env=env, cwd=place / "w",
+                             capture_output=True, text=True, timeout=60)
+    rows = listing.stdout.splitlines()
+    if not rows:
+        return False
+    socket = Path(env["XDG_STATE_HOME"]) / "raw-tui" / "sockets" / f"{rows[0].split()[0]}.sock"
+    status = probe(socket)
+    return status is not None and status.clients >= 1
+
+
 def _wait_for(what: str, check, timeout: float = 60.0):
     deadline = time.monotonic() + timeout
     while True:
@@ -57,9 +72,10 @@ def test_a_browser_types_a_prompt_and_approves_a_write(server, tmp_path):
             page = browser.new_page(viewport={"width": 1200, "height": 800})
             page.goto(url + "/")
             page.wait_for_selector("canvas", timeout=30000)
-            # the tab's own app process starts and saves a session when it opens
+            # the tab's own app process starts and attaches to the session serve hosts
             _wait_for("the session to start", lambda: any(
                 e["type"] == "session_start" for e in _stored_events(place)))
+            _wait_for("the tab to attach", lambda: _tab_attached(place))
             page.focus("textarea.xterm-helper-textarea")  # the terminal's keyboard input
             page.keyboard.type("hello from chromium")
             page.keyboard.press("Enter")
