@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from .. import bus as ev
 from ..client import Deliver, Opened, placeholder_info
-from ..commands import Command, Reply, SavedSession
+from ..commands import Command, Quit, Reply, SavedSession
 from .client import HostClient
 
 
@@ -34,6 +34,7 @@ class SocketTransport:
         self._deliver: Deliver | None = None
         self._settled = asyncio.Event()
         self._watch: asyncio.Task | None = None
+        self._quitting = False  # this client sent Quit: the host's goodbye is expected
 
     @classmethod
     def for_args(cls, args: Any, *, socket: Path | None = None) -> "SocketTransport":
@@ -67,8 +68,8 @@ class SocketTransport:
     async def _watch_end(self, client: HostClient) -> None:
         """Say so in the chat when the host goes away while we are attached."""
         await client.ended.wait()
-        if client.end_reason == "detached":
-            return
+        if client.end_reason == "detached" or self._quitting:
+            return  # our own doing: the UI is on its way out
         why = client.end_message or client.end_reason
         client.bus.publish(ev.Notice(level="error", message=f"the session host is gone: {why}"))
 
@@ -76,6 +77,7 @@ class SocketTransport:
         await self._settled.wait()
         if self.client is None:
             return Reply(ok=False, code="session_closed", message="the session could not start")
+        self._quitting = self._quitting or isinstance(command, Quit)
         return await self.client.handle(command)
 
     async def saved_sessions(self) -> list[SavedSession]:
