@@ -29,16 +29,18 @@ async def test_enter_sends_prompt_and_history_recalls_it(session):
         assert composer.text == ""
 
 
-async def test_alt_enter_adds_a_newline_without_sending(session):
+async def test_ctrl_j_shift_enter_and_alt_enter_add_a_newline_without_sending(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
+        # the placeholder names the newline key that works in every terminal (tmux, SSH)
+        assert "Ctrl+J newline" in screen_text(app)
         await pilot.press("a", "ctrl+j", "b")
-        await pilot.press("alt+enter", "c")
-        assert app.query_one(Composer).text == "a\nb\nc"
+        await pilot.press("alt+enter", "c", "shift+enter", "d")
+        assert app.query_one(Composer).text == "a\nb\nc\nd"
         assert session.commands == []
         await pilot.press("enter")
         await pilot.pause()
-        assert session.sent(Prompt) == [Prompt(text="a\nb\nc")]
+        assert session.sent(Prompt) == [Prompt(text="a\nb\nc\nd")]
 
 
 async def test_refused_prompt_goes_back_into_the_composer(session):

@@ -1,4 +1,4 @@
-"""The composer: Enter sends, Alt+Enter (or Ctrl+J) adds a newline, Up/Down walk the history
+"""The composer: Enter sends, Ctrl+J (or Shift+Enter, Alt+Enter) adds a newline, Up/Down walk the history
 when the cursor is on the first/last line.
 
 The composer's own bindings are not priority bindings: a priority binding runs on the app's
@@ -17,11 +17,13 @@ from textual.widgets import TextArea
 
 
 class Composer(TextArea):
-    HELP = "Type a message. **Enter** sends, **Alt+Enter** adds a newline, **Up/Down** history."
+    HELP = ("Type a message. **Enter** sends, **Ctrl+J** adds a newline in every terminal "
+            "(**Shift+Enter** and **Alt+Enter** too where the terminal tells them from Enter: "
+            "not in tmux or most terminals over SSH), **Up/Down** history.")
 
     BINDINGS = [
         Binding("enter", "send", "Send", id="composer.send"),
-        Binding("alt+enter,ctrl+j", "newline", "Newline", id="composer.newline"),
+        Binding("ctrl+j,shift+enter,alt+enter", "newline", "Newline", id="composer.newline"),
         Binding("up", "history_previous", "History", id="composer.history_previous",
                 show=False),
         Binding("down", "history_next", "History", id="composer.history_next", show=False),
@@ -42,7 +44,7 @@ class Composer(TextArea):
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
                          **kwargs)
         self.cursor_blink = cursor_blink
-        self.placeholder = "Message (Enter sends, Alt+Enter newline)"
+        self.placeholder = "Message · Enter sends · Ctrl+J newline"
         self.sent: list[str] = []
         self._history_at: int | None = None
         self._draft = ""
