@@ -357,3 +357,17 @@ async def test_the_status_line_shows_hook_reloads(session):
         session.publish(ev.HooksReload(ok=False, message="hooks/guard/hook.json: bad key"))
         await pilot.pause()
         assert "hooks reload rejected: hooks/guard/hook.json: bad key" in last()
+
+
+async def test_sidebar_follows_the_new_window_size_on_resize(session):
+    app = RawApp(connect(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        sidebar = app.query_one(Sidebar)
+        assert not sidebar.display
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert sidebar.display
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not sidebar.display

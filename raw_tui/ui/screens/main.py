@@ -96,8 +96,9 @@ class MainScreen(Screen):
         self.sidebar.cursor_blink = cursor_blink
         self.chat.max_items = max_chat_items
 
-    def on_resize(self) -> None:
-        self.apply_sidebar()
+    def on_resize(self, event: Any) -> None:
+        """The new size is the event's (the app's may still be the old one)."""
+        self.apply_sidebar(event.size)
 
     def on_descendant_focus(self, event: Any) -> None:
         """Say in the status line where the keyboard is."""
@@ -113,9 +114,9 @@ class MainScreen(Screen):
                 place = "chat"
         self.status_line.show_place(place)
 
-    def apply_sidebar(self) -> None:
+    def apply_sidebar(self, size: Any = None) -> None:
         sidebar = self.sidebar
-        width, height = self.app.size
+        width, height = size or self.app.size
         wide = width >= WIDE
         sidebar.display = (self.sidebar_mode == "shown" or self.sidebar_forced
                            or (self.sidebar_mode == "auto" and wide))
