@@ -217,3 +217,32 @@ async def test_a_long_replay_mounts_only_the_last_rows(session):
         chat.scroll_home(animate=False)
         await pilot.pause()
         assert "251 earlier items hidden" in flat(screen_text(app))
+
+
+async def test_status_line_drops_key_hints_before_state_at_60_columns(session):
+    app = RawApp(connect(session))
+    async with app.run_test(size=(60, 20)) as pilot:
+        session.publish(ev.TurnState(state="running", step=4, max_steps=25),
+                        *E.write_call("/work/demo/one.txt"))
+        await pilot.pause()
+        last = screen_text(app).split("\n")[-1]
+        assert "running step 4/25 · 1 approval" in last
+        assert "^p cmds" not in last
+
+
+async def test_status_line_shows_context_use_and_a_truncated_reply(session):
+    app = RawApp(connect(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        session.publish(ev.TurnState(state="running", step=1, max_steps=25),
+                        ev.TokenUsage(input_tokens=1234, output_tokens=56,
+                                      context_window_tokens=8000))
+        await pilot.pause()
+        assert "context 15%" in screen_text(app).split("\n")[-1]
+        session.publish(ev.Notice(level="warning", message="the reply was cut"),
+                        ev.RunEnd(status="completed", code="truncated"),
+                        ev.TurnState(state="idle", step=1, max_steps=25))
+        await pilot.pause()
+        assert "reply truncated" in screen_text(app).split("\n")[-1]
+        session.publish(ev.TurnState(state="running", step=1, max_steps=25))
+        await pilot.pause()
+        assert "reply truncated" not in screen_text(app).split("\n")[-1]

@@ -306,6 +306,7 @@ class MainScreen(Screen):
 
     async def _run_end(self, event: Any, live: bool) -> None:
         await self.finish_stream()
+        self.status_line.run_end(event)
         if event.status != "completed":
             text = RUN_END_TEXT.get(event.status, event.status)
             parts = [x for x in (_get(event.code), _get(event.message)) if x and x not in text]

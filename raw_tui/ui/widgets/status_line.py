@@ -1,5 +1,7 @@
-"""The status line: agent, model, turn state, step n/max, pending approvals and questions,
-the last hooks-reload notice; a quit hint that stays visible at any width."""
+"""The status line: turn state, step n/max, pending approvals and questions, context use
+(from the provider's `usage` event), a truncated reply; then agent, model, the last
+hooks-reload notice. When the line is narrow the key hints go first (where the keyboard is,
+then the global keys down to `^q quit`, then none): the state never gives way to a hint."""
 
 from __future__ import annotations
 
@@ -27,9 +29,11 @@ class Status:
     notice: str = ""
     notice_error: bool = False
     context: str = ""  # the context the model saw at its last request
+    truncated: bool = False  # the last reply was cut by the output limit
 
 
 KEYS = "^q quit  ^p cmds  F1 keys"
+SHORT_KEYS = "^q quit"
 # where the keyboard is, in words (focus is otherwise shown by a background colour only)
 PLACE_KEYS = {"chat": "chat ↑↓ ⏎ c", "sidebar": "panels ↑↓ ⏎ c", "form": "form ^s esc"}
 
@@ -60,6 +64,8 @@ class StatusLine(Horizontal):
 
     def turn_state(self, event: Any) -> None:
         status = self.status
+        if event.state == "running" and status.state != "running":
+            status.truncated = False
         status.state, status.step = event.state, event.step
         status.max_steps = event.max_steps or status.max_steps
         self.show(status)
@@ -82,6 +88,13 @@ class StatusLine(Horizontal):
             self.status.context = f"context {event.input_tokens:,} tokens"
         self.show(self.status)
 
+    def run_end(self, event: Any) -> None:
+        self.status.truncated = getattr(event, "code", None) == "truncated"
+        self.show(self.status)
+
+    def on_resize(self) -> None:
+        self.show(self.status)
+
     def set_pending(self, *, approvals: int, questions: int) -> None:
         self.status.approvals, self.status.questions = approvals, questions
         self.show(self.status)
@@ -93,10 +106,25 @@ class StatusLine(Horizontal):
 
     def show_place(self, place: str | None) -> None:
         """The keys of where the focus is (chat, sidebar, form), before the global ones."""
-        hint = PLACE_KEYS.get(place or "")
+        self._place = PLACE_KEYS.get(place or "", "")
+        self.show(self.status)
+
+    _place = ""
+
+    def _fit_hints(self, state_cells: int) -> None:
+        """Show the hints that fit beside the state: place and keys, keys, `^q quit`, none."""
+        width = self.size.width or self.app.size.width
+        for place, keys in ((self._place, KEYS), ("", KEYS), ("", SHORT_KEYS), ("", "")):
+            cells = state_cells + 2 + (len(place) + 3 if place else 0) + (
+                len(keys) + 2 if keys else 0)
+            if cells <= width or not keys:
+                break
         widget = self.query_one("#status-place", Static)
-        widget.update(Text(hint, style="bold") + Text(" ·") if hint else "")
-        widget.set_class(not hint, "-empty")
+        widget.update(Text(place, style="bold") + Text(" ·") if place else "")
+        widget.set_class(not place, "-empty")
+        keys_widget = self.query_one("#status-keys", Static)
+        keys_widget.update(keys)
+        keys_widget.display = bool(keys)
 
     def show(self, status: Status) -> None:
         if not self.query("#status-text"):
@@ -115,9 +143,12 @@ class StatusLine(Horizontal):
         if status.questions:
             line.append(f" · {status.questions} question{'s' * (status.questions > 1)}",
                         style="bold cyan")
-        line.append(f" · {status.agent} · {status.model}", style="dim")
         if status.context:
             line.append(f" · {status.context}", style="dim")
+        if status.truncated:
+            line.append(" · reply truncated", style="bold red")
+        self._fit_hints(line.cell_len)
+        line.append(f" · {status.agent} · {status.model}", style="dim")
         if status.notice:
             line.append(" · " + status.notice, style="red" if status.notice_error else "dim")
         self.query_one("#status-text", Static).update(line)
