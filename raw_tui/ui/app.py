@@ -36,13 +36,11 @@ class Resume(msgspec.Struct, frozen=True):
     session_id: str
 
 
-def osc52(text: str, tmux: bool) -> str:
-    """The OSC 52 sequence that puts `text` on the terminal's clipboard; wrapped in a DCS
-    passthrough for tmux (which needs `set -g allow-passthrough on` or `set-clipboard on`)."""
-    seq = f"\x1b]52;c;{base64.b64encode(text.encode('utf-8')).decode('ascii')}\a"
-    if tmux:
-        return "\x1bPtmux;" + seq.replace("\x1b", "\x1b\x1b") + "\x1b\\"
-    return seq
+def osc52(text: str) -> str:
+    """The plain OSC 52 sequence that puts `text` on the terminal's clipboard. Never wrapped
+    in a DCS passthrough: inside tmux that needs `allow-passthrough on`, while the plain
+    sequence reaches the outer terminal with `set -g set-clipboard on` (see the README)."""
+    return f"\x1b]52;c;{base64.b64encode(text.encode('utf-8')).decode('ascii')}\a"
 
 
 class RawApp(App):
@@ -158,7 +156,7 @@ class RawApp(App):
     def copy_to_clipboard(self, text: str) -> None:
         self._clipboard = text
         if self._driver is not None:
-            self._driver.write(osc52(text, tmux=bool(os.environ.get("TMUX"))))
+            self._driver.write(osc52(text))
 
     # actions ------------------------------------------------------------------------------
     async def action_quit_session(self) -> None:

@@ -220,11 +220,16 @@ async def test_copy_a_sidebar_item(session):
         assert app.clipboard == "1. ✔ Configure"
 
 
-def test_osc52_sequence_and_tmux_wrapping():
-    plain = osc52("hé", tmux=False)
-    assert plain == "\x1b]52;c;" + base64.b64encode("hé".encode()).decode() + "\a"
-    wrapped = osc52("hé", tmux=True)
-    assert wrapped.startswith("\x1bPtmux;\x1b\x1b]52;c;") and wrapped.endswith("\a\x1b\\")
+async def test_c_in_tmux_writes_a_plain_osc52_without_passthrough(session, monkeypatch):
+    monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+    app = RawApp(connect(session))
+    async with app.run_test(size=(120, 30)) as pilot:
+        written: list[str] = []
+        monkeypatch.setattr(app._driver, "write", written.append)
+        app.copy_to_clipboard("hé")
+        plain = "\x1b]52;c;" + base64.b64encode("hé".encode()).decode() + "\a"
+        assert written == [plain] == [osc52("hé")]
+        await pilot.pause()
 
 
 async def test_no_color_is_honoured(session, monkeypatch):
