@@ -40,6 +40,7 @@ class ModelConfig(_Strict):
     provider: str | None = None
     context_window_tokens: int | None = None
     script: str | None = None
+    when_done: str | None = None  # scripted: the answer once the script has run out
     request_timeout_ms: int = 120000
     max_tokens: int | None = None
     tool_choice: Literal["auto", "required", "none"] | None = None  # None: not sent

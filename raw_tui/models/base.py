@@ -161,6 +161,7 @@ class ModelSpec:
     tool_choice: str | None = None  # auto | required | none; None: not sent (the server's default)
     provider: str | None = None
     alias: str | None = None  # for error paths: models.<alias>.<key>
+    when_done: str | None = None  # scripted: the answer once the script has run out
 
 
 def spec_value(spec: Any, key: str, default: Any = None) -> Any:

@@ -19,6 +19,9 @@ Decisions where §9 is silent:
   `position` (0-based index of the next line) can be read and set, so a resumed session
   can continue where it was.
 - The scripted model reports no Usage. `delay_ms` (default 0) paces the deltas.
+- `when_done` (the model entry's optional text): what the model answers once the script has
+  run out, on every request, instead of empty text; a prompt that is exactly `again` then
+  replays the script from its first line. The demo sets it, so it never goes silent.
 """
 
 from __future__ import annotations
@@ -137,6 +140,11 @@ def make_call(where: str, index: int, call: ScriptCall, call_id: str) -> ToolCal
     )
 
 
+def last_prompt(messages: list[Message]) -> str:
+    """The user's text when the request answers a prompt (not a tool result), else ''."""
+    return messages[-1].text if messages and messages[-1].role == "user" else ""
+
+
 def words(text: str) -> list[str]:
     """Word-by-word pieces that concatenate to `text`."""
     return WORD.findall(text)
@@ -145,8 +153,10 @@ def words(text: str) -> list[str]:
 class ScriptedModel:
     name = METHOD_SCRIPTED
 
-    def __init__(self, steps: list[ScriptStep], *, delay_ms: int = 0, source: str = "<script>") -> None:
+    def __init__(self, steps: list[ScriptStep], *, delay_ms: int = 0, source: str = "<script>",
+                 when_done: str = "") -> None:
         self.steps = list(steps)
+        self.when_done = when_done
         self.delay_ms = delay_ms
         self.source = source
         self._position = 0
@@ -159,9 +169,10 @@ class ScriptedModel:
         script = getattr(spec, "script", None)
         if script is None or script == "":
             raise ConfigError(f"script is required for method {METHOD_SCRIPTED}", path=spec_path(spec, "script"))
+        when_done = getattr(spec, "when_done", None) or ""
         if isinstance(script, list):
-            return cls(script_from_list(script))
-        return cls(load_script(script), source=str(script))
+            return cls(script_from_list(script), when_done=when_done)
+        return cls(load_script(script), source=str(script), when_done=when_done)
 
     @classmethod
     def from_path(cls, path: str | Path, *, delay_ms: int = 0) -> ScriptedModel:
@@ -186,7 +197,11 @@ class ScriptedModel:
     def exhausted(self) -> bool:
         return self._position >= len(self.steps)
 
-    def next_step(self) -> ScriptStep:
+    def next_step(self, prompt: str = "") -> ScriptStep:
+        if self.exhausted and self.when_done:
+            if prompt.strip().lower() != "again":
+                return ScriptStep(text=self.when_done, tool_calls=())
+            self._position = 0
         if self.exhausted:
             return ScriptStep(text="", tool_calls=())
         step = self.steps[self._position]
@@ -200,7 +215,7 @@ class ScriptedModel:
         *,
         system: str | None = None,
     ) -> AsyncIterator[StreamItem]:
-        step = self.next_step()
+        step = self.next_step(last_prompt(messages))
         for piece in words(step.text):
             await asyncio.sleep(self.delay_ms / 1000)
             yield TextDelta(piece)

@@ -561,7 +561,8 @@ def _model_spec(agent):
                      api_key_env=m.api_key_env, api_key=m.api_key, script=m.script,
                      request_timeout_ms=m.request_timeout_ms,
                      context_window_tokens=m.context_window_tokens, max_tokens=m.max_tokens,
-                     tool_choice=m.tool_choice, provider=m.provider, alias=agent.model_alias)
+                     tool_choice=m.tool_choice, provider=m.provider, alias=agent.model_alias,
+                     when_done=m.when_done)
 
 
 def _mcp_manager(config, cwd: str, warn, redactor: Redactor,

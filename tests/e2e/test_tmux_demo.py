@@ -215,6 +215,26 @@ def test_demo_end_to_end_in_tmux_at_80x24(place):
     assert states[-1] == "closing"
 
 
+def test_the_demo_keeps_answering_after_its_script_and_clear_empties_the_screen(place):
+    env = isolated_env(place)
+    tmux = Tmux(env=env)
+    try:
+        tmux.start([str(RAW_TUI)], cwd=place / "w")
+        run_demo(tmux, demo_note(env))
+        tmux.type("what else can you do?")
+        tmux.keys("Enter")
+        screen = tmux.wait_for("its script has run out")
+        assert "scripted demo" in flat(screen) and "--model" in flat(screen)
+        tmux.wait_for(lambda s: "idle" in status_line(s))
+        tmux.type("/clear")
+        tmux.keys("Enter")
+        screen = tmux.wait_for("conversation cleared")
+        assert "All done" not in screen and "hello demo" not in screen
+        quit_app(tmux)
+    finally:
+        tmux.kill()
+
+
 def test_continue_shows_the_earlier_chat_and_panels(place):
     env = isolated_env(place)
     tmux = Tmux(env=env)

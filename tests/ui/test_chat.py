@@ -246,3 +246,19 @@ async def test_status_line_shows_context_use_and_a_truncated_reply(session):
         session.publish(ev.TurnState(state="running", step=1, max_steps=25))
         await pilot.pause()
         assert "reply truncated" not in screen_text(app).split("\n")[-1]
+
+
+async def test_clear_empties_the_chat_and_compact_does_not(session):
+    app = RawApp(connect(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        session.publish(ev.UserMessage(text="first question"),
+                        ev.AssistantText(text="first answer"),
+                        ev.Compaction(summary="summary of it", kept_turns=[]))
+        await pilot.pause()
+        assert "first answer" in screen_text(app)
+        session.publish(ev.Compaction(summary="", kept_turns=[]),
+                        ev.Notice(level="info", message="conversation cleared"))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "first question" not in text and "first answer" not in text
+        assert "conversation cleared" in text

@@ -323,8 +323,15 @@ class MainScreen(Screen):
         if not message.event.ok:
             await self.chat.add(NoticeRow(notice, "error"))
 
-    def on_compacted(self, message: msg.Compacted) -> None:
-        """The model's context was summarised: nothing changes on screen (a notice says so)."""
+    async def on_compacted(self, message: msg.Compacted) -> None:
+        """`/compact` summarised the model's context: nothing changes on screen (a notice says
+        so). `/clear` (an empty compaction that keeps no turn) empties the chat too."""
+        event = message.event
+        if not event.summary and not event.kept_turns:
+            await self.finish_stream()
+            await self.chat.clear_rows()
+            self.chat_panels.clear()
+            self.tool_calls.clear()
 
     def on_usage_reported(self, message: msg.UsageReported) -> None:
         if message.live:

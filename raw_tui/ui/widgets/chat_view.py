@@ -77,6 +77,14 @@ class ChatView(Navigator):
         self.hidden_row.set_count(len(self.archive))
         self.hidden_row.display = True
 
+    async def clear_rows(self) -> None:
+        """`/clear`: the screen starts over too (the earlier rows are not kept for scroll-back)."""
+        self.archive.clear()
+        if self._batch is not None:
+            self._batch.clear()
+        self.hidden_row.display = False
+        await self.remove_children(self.rows())
+
     def targets(self) -> list[Target]:
         out: list[Target] = []
         for child in self.children:

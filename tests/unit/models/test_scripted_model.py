@@ -197,3 +197,14 @@ def test_make_provider_needs_a_script():
     with pytest.raises(ConfigError) as info:
         make_provider(ModelSpec(method="scripted", alias="demo"))
     assert str(info.value) == "models.demo.script: script is required for method scripted"
+
+
+async def test_when_done_answers_after_the_script_and_again_replays_it():
+    model = make_provider(ModelSpec(method="scripted", script=[{"text": "one"}, {"text": "two"}],
+                                    when_done="The script has run out; type again."))
+    assert text_of(await collect(model, HELLO)) == "one"
+    assert text_of(await collect(model, HELLO)) == "two"
+    for _ in range(2):
+        assert text_of(await collect(model, HELLO)) == "The script has run out; type again."
+    assert text_of(await collect(model, [user_message("again")])) == "one"
+    assert text_of(await collect(model, HELLO)) == "two"
