@@ -312,6 +312,8 @@ async def _run_ui(args) -> "int | str":
         return EXIT_CANCELLED
     if isinstance(app.return_value, Resume):
         return app.return_value.session_id
+    if not app.return_code and opened and opened[-1].store is not None:
+        print(resume_hint(opened[-1].session_id, args.cwd))
     return app.return_code or 0
 
 
@@ -366,6 +368,15 @@ def cmd_attach(args) -> int:
     args.attach_socket = socket_path(status.session_id)
     args.cwd_path = Path(status.cwd)
     return cmd_ui(args)
+
+
+def resume_hint(session_id: str, cwd: str | None) -> str:
+    """What the user types to come back to the session they just left."""
+    import shlex
+
+    where = f"--cwd {shlex.quote(cwd)} " if cwd else ""
+    return (f"raw-tui: session {session_id} saved. Continue it with: raw-tui {where}--continue"
+            f"  (or from anywhere: raw-tui --resume {session_id})")
 
 
 def load(args, *, client_mcp: bool = False) -> Any:

@@ -156,10 +156,11 @@ def run_demo(tmux: Tmux, note: Path) -> None:
     tmux.wait_for(lambda s: "idle" in status_line(s))
 
 
-def quit_app(tmux: Tmux) -> None:
+def quit_app(tmux: Tmux) -> str:
     tmux.keys("C-q")
     screen = tmux.wait_for(EXITED)
     assert f"{EXITED}0" in screen, screen
+    return screen
 
 
 def test_demo_end_to_end_in_tmux_at_80x24(place):
@@ -190,7 +191,8 @@ def test_demo_end_to_end_in_tmux_at_80x24(place):
         tmux.keys("Enter")
         tmux.wait_for("Explain the plan in plan, step by step.")
 
-        quit_app(tmux)  # Ctrl+Q closes the session and the process exits 0
+        # Ctrl+Q closes the session and the process exits 0, saying how to come back
+        exit_screen = quit_app(tmux)
     finally:
         tmux.kill()
 
@@ -198,6 +200,8 @@ def test_demo_end_to_end_in_tmux_at_80x24(place):
     assert listing.returncode == 0, listing.stderr
     (row,) = listing.stdout.splitlines()
     session_id = row.split()[0]
+    assert "raw-tui --continue" in flat(exit_screen)
+    assert f"raw-tui --resume {session_id}" in flat(exit_screen)
     assert "hello demo" in row and str(place / "w") in row
     shown = raw_tui_cli(env, place / "w", "sessions", "show", session_id)
     assert shown.returncode == 0, shown.stderr
