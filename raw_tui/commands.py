@@ -100,6 +100,7 @@ class SavedSession(msgspec.Struct, frozen=True):
     title: str
     updated_at: float
     events: int
+    cwd: str = ""  # the directory it ran in (the palette lists every directory's sessions)
 
 
 class SessionApi(Protocol):

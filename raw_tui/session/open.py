@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .. import bus as ev
 from ..errors import RawError
 from .session import Session
@@ -18,9 +20,8 @@ def open_session(args, *, interactive: bool, store: HistoryStore | None = None,
     """(session, history events to replay). Raises ConfigError or UnknownSession."""
     from ..config import load_config
 
-    config = load_config(args.config, cwd=args.cwd_path, model_override=args.model)
-    agent = config.agent(args.agent)
     cwd = str(args.cwd_path)
+    own_store = store is None
     store = store or HistoryStore()
     session_id = None
     history: list[ev.Event] = []
@@ -36,6 +37,16 @@ def open_session(args, *, interactive: bool, store: HistoryStore | None = None,
             raise UnknownSession(f"unknown session {resume}")
         session_id = row.id
         history = store.events(row.id)
+        if row.cwd != cwd and Path(row.cwd).is_dir():
+            cwd = row.cwd  # a session resumes in its own directory, with that one's config
+            args.cwd_path = Path(cwd)
+    try:
+        config = load_config(args.config, cwd=args.cwd_path, model_override=args.model)
+        agent = config.agent(args.agent)
+    except BaseException:
+        if own_store:
+            store.close()
+        raise
     session = Session(config, agent, cwd=cwd, bus=bus, store=store, interactive=interactive,
                       session_id=session_id, history=history)
     return session, history

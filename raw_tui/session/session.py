@@ -204,12 +204,13 @@ class Session:
 
     # the rest of the facade -------------------------------------------------------------
     def saved_sessions(self) -> list[cmd.SavedSession]:
-        """The other saved sessions of this directory, newest first."""
+        """The other saved sessions, of every directory, newest first."""
         if self.store is None:
             return []
-        rows = [r for r in self.store.list(self.cwd) if r.id != self.session_id]
+        rows = [r for r in self.store.list() if r.id != self.session_id]
         return [cmd.SavedSession(id=r.id, title=r.title, updated_at=r.updated_at,
-                                 events=r.events) for r in rows[:MAX_SAVED_SESSIONS]]
+                                 events=r.events, cwd=r.cwd)
+                for r in rows[:MAX_SAVED_SESSIONS]]
 
     def ui_settings(self) -> cmd.UiSettings:
         return msgspec.convert(msgspec.to_builtins(self.config.raw.ui), cmd.UiSettings)

@@ -211,10 +211,14 @@ class RawApp(App):
                 f"{title}: {action.get('label', action.get('id'))}",
                 f"{action.get('kind', '')} action of {panel}",
                 partial(self.run_worker, partial(main.run_panel_action, panel, action)))
+        here = self.client.info.cwd
         for row in self.saved:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated_at))
-            yield SystemCommand(f"Resume: {row.title or '(no prompt)'}",
-                                f"saved session {row.id} · {when} · {row.events} events",
+            where = f" · in {row.cwd}" if row.cwd else ""
+            mark = (f" [{os.path.basename(row.cwd.rstrip('/')) or row.cwd}]"
+                    if row.cwd and row.cwd != here else "")
+            yield SystemCommand(f"Resume: {row.title or '(no prompt)'}{mark}",
+                                f"saved session {row.id} · {when} · {row.events} events{where}",
                                 partial(self.resume_session, row.id))
         for command in super().get_system_commands(screen):
             if command.title in ("Theme",):

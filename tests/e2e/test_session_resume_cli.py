@@ -75,3 +75,23 @@ def test_resume_unknown_id_exits_1(tmp_path):
                    "--resume", "s-missing")
     assert proc.returncode == 1
     assert proc.stderr.strip() == "raw-tui: unknown session s-missing"
+
+
+def test_resume_by_id_from_another_directory_runs_in_the_sessions_own(tmp_path):
+    from argparse import Namespace
+
+    from raw_tui.session.open import open_session
+    from raw_tui.session.store import HistoryStore
+
+    cfg, work = setup(tmp_path)
+    session_id = run(cfg, work, "make a list")[0]["session_id"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    store = HistoryStore()
+    try:
+        args = Namespace(config=str(cfg / "raw.json"), cwd_path=elsewhere, model=None,
+                         agent=None, resume=session_id, continue_=False)
+        session, history = open_session(args, interactive=False, store=store)
+        assert session.cwd == str(work) and history
+    finally:
+        store.close()

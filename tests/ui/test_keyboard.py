@@ -336,11 +336,15 @@ async def test_palette_lists_saved_sessions_and_resuming_closes_this_one(session
 
     # the session itself lists the others (tests/engine: test_saved_sessions_*)
     session.saved = [SavedSession(id="s-old", title="fix the parser", updated_at=1.7e9,
-                                  events=12)]
+                                  events=12, cwd=session.info.cwd),
+                     SavedSession(id="s-far", title="tune the lexer", updated_at=1.6e9,
+                                  events=3, cwd="/srv/lexer")]
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
-        titles = [c.title for c in app.get_system_commands(app.screen)]
-        assert "Resume: fix the parser" in titles
+        commands = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert "Resume: fix the parser" in commands  # this directory: no mark
+        assert "Resume: tune the lexer [lexer]" in commands  # another one: marked
+        assert "in /srv/lexer" in commands["Resume: tune the lexer [lexer]"]
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"fix the parser")

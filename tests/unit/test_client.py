@@ -64,9 +64,15 @@ async def test_commands_cross_strictly(tmp_path):
         await client.handle(Prompt(text=3))  # a Struct built wrong never reaches the session
 
 
-async def test_saved_sessions_are_the_others_of_this_directory_newest_first(tmp_path):
+async def test_saved_sessions_are_the_others_of_every_directory_newest_first(tmp_path):
     store = HistoryStore(tmp_path / "history.db")
     try:
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        oldest = _engine(tmp_path, store=store, cwd=elsewhere)
+        await oldest.session.handle(Prompt(text="in another directory"))
+        await oldest.wait_for(ev.RunEnd)
+        await oldest.session.close()
         older = _engine(tmp_path, store=store)
         await older.session.handle(Prompt(text="fix the parser"))
         await older.wait_for(ev.RunEnd)
@@ -76,8 +82,9 @@ async def test_saved_sessions_are_the_others_of_this_directory_newest_first(tmp_
         client.listen(lambda event: None)
         await client.open()
         saved = await client.saved_sessions()
-        assert saved == [SavedSession(id=older.session.session_id, title="fix the parser",
-                                      updated_at=saved[0].updated_at, events=saved[0].events)]
+        assert [(row.id, row.title, row.cwd) for row in saved] == [
+            (older.session.session_id, "fix the parser", older.session.cwd),
+            (oldest.session.session_id, "in another directory", str(elsewhere))]
         assert saved[0].events > 0
         await client.handle(Quit())
     finally:
