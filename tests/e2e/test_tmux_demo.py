@@ -227,8 +227,9 @@ def test_the_demo_keeps_answering_after_its_script_and_clear_empties_the_screen(
         run_demo(tmux, demo_note(env))
         tmux.type("what else can you do?")
         tmux.keys("Enter")
-        screen = tmux.wait_for("its script has run out")
-        assert "scripted demo" in flat(screen) and "--model" in flat(screen)
+        screen = tmux.wait_for("to talk to a real model.")
+        assert "scripted demo" in flat(screen) and "its script has run out" in flat(screen)
+        assert "--model" in flat(screen)
         tmux.wait_for(lambda s: "idle" in status_line(s))
         tmux.type("/clear")
         tmux.keys("Enter")
@@ -303,3 +304,38 @@ def test_the_palette_reopens_a_saved_session(place):
         tmux.kill()
     listing = raw_tui_cli(env, place / "w", "sessions", "list").stdout.splitlines()
     assert len(listing) == 2
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_small_windows_show_the_checklist_and_the_diagram_by_keyboard(place, size):
+    """80×24 (an everyday SSH window) and 60×20: the panels are one view away. A line above
+    the composer says a panel changed; Tab from the chat switches to the panels."""
+    env = isolated_env(place)
+    tmux = Tmux(env=env, width=size[0], height=size[1])
+    try:
+        tmux.start([str(RAW_TUI)], cwd=place / "w")
+        tmux.wait_for(lambda s: "idle" in status_line(s))
+        tmux.type("hello demo")
+        tmux.keys("Enter")
+        tmux.wait_for("Demo plan updated · F2 or Tab to the panels")
+        tmux.wait_for("Approve write_file?")
+        tmux.keys("a")
+        tmux.wait_for("Which colour should the next demo use?")
+        tmux.keys("Down")
+        tmux.keys("Enter")
+        tmux.wait_for("(•) Green")
+        tmux.keys("C-s")
+        tmux.wait_for(lambda s: "idle" in status_line(s))
+        tmux.keys("Tab")  # composer → chat
+        tmux.wait_for(lambda s: "chat ↑↓" in status_line(s))
+        tmux.keys("Tab")  # chat → the panels
+        screen = tmux.wait_for(lambda s: "panels ↑↓" in status_line(s))
+        assert "Look around the project" in screen and "Ask you a question" in screen
+        for _ in range(30):  # move down through the panels until the diagram's end shows
+            if "│ Ask │" in tmux.screen():
+                break
+            tmux.keys("Down")
+        tmux.wait_for(lambda s: "│ Ask │" in s and "│ Write │" in s)
+        quit_app(tmux)
+    finally:
+        tmux.kill()

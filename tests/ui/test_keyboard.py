@@ -380,3 +380,29 @@ async def test_sidebar_follows_the_new_window_size_on_resize(session):
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert not sidebar.display
+
+
+async def test_at_80x24_tab_reaches_the_panels_and_a_strip_says_a_hidden_panel_changed(session):
+    app = RawApp(connect(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        session.publish(ev.UserMessage(text="make a plan"),
+                        E.panel([E.BLOCKS["checklist"]], title="Demo plan"))
+        await pilot.pause()
+        chat, sidebar = app.query_one(ChatView), app.query_one(Sidebar)
+        assert not sidebar.display
+        assert "Demo plan updated · F2 or Tab to the panels" in screen_text(app)
+        await pilot.press("tab")
+        assert isinstance(app.focused, ChatView)
+        await pilot.press("tab")  # the panels: the whole width, the chat out of the way
+        await pilot.pause()
+        assert app.focused is sidebar and sidebar.display and not chat.display
+        text = screen_text(app)
+        assert "Demo plan" in text and "make a plan" not in text
+        assert "F2 or Tab to the panels" not in text
+        await pilot.press("tab")  # back to the composer: the chat again
+        await pilot.pause()
+        assert isinstance(app.focused, Composer) and chat.display and not sidebar.display
+        assert "make a plan" in screen_text(app)
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert app.focused is sidebar and not chat.display

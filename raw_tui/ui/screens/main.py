@@ -16,6 +16,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Static
 
 from ...bus import ApprovalRequest
 from ...commands import ApprovalAnswer, Cancel, FormAnswer, FormCancel, PanelAction, Prompt
@@ -44,6 +46,8 @@ class MainScreen(Screen):
         Binding("escape", "cancel_turn", "Cancel turn", id="raw.cancel"),
         Binding("f2,ctrl+t", "toggle_sidebar", "Sidebar", id="raw.toggle_sidebar"),
         Binding("ctrl+o", "transcript", "Earlier items", id="raw.transcript", show=False),
+        Binding("tab", "cycle(1)", "Next place", show=False),
+        Binding("shift+tab", "cycle(-1)", "Previous place", show=False),
     ]
 
     def __init__(self, *, agent: str, model: str, max_steps: int, starting: bool) -> None:
@@ -67,6 +71,7 @@ class MainScreen(Screen):
         with Horizontal(id="main"):
             yield ChatView(id="chat")
             yield Sidebar(id="sidebar")
+        yield Static(id="panel-strip")  # narrow screens: "a panel changed", while hidden
         yield Composer(id="composer")
         yield StatusLine(id="status", **self.status_args)
 
@@ -115,13 +120,52 @@ class MainScreen(Screen):
         self.status_line.show_place(place)
 
     def apply_sidebar(self, size: Any = None) -> None:
+        """Wide: chat | sidebar. Narrow (below WIDE columns): one view at a time, the chat
+        or the panels (the sidebar at full width), switched by F2 or by Tab."""
         sidebar = self.sidebar
         width, height = size or self.app.size
         wide = width >= WIDE
         sidebar.display = (self.sidebar_mode == "shown" or self.sidebar_forced
                            or (self.sidebar_mode == "auto" and wide))
+        self.chat.display = wide or not sidebar.display
+        if sidebar.display:
+            self.show_panel_strip("")
         self.set_class(not wide, "-narrow")
         self.set_class(width < 60 or height < 16, "-tiny")
+
+    def show_panel_strip(self, text: str) -> None:
+        strip = self.query_one("#panel-strip", Static)
+        strip.update(text)
+        strip.display = bool(text)
+
+    def action_cycle(self, step: int) -> None:
+        """Tab / Shift+Tab between the composer, the chat and the panels. On a narrow screen
+        reaching the panels switches the view to them, leaving them switches back. Inside a
+        form, Tab moves between its fields as usual."""
+        stops: list[Widget] = [self.query_one(Composer), self.chat, self.sidebar]
+        chain = list(self.focused.ancestors_with_self) if self.focused is not None else []
+        if any(isinstance(w, FormView) and w.request_id is not None for w in chain):
+            self.focus_next() if step > 0 else self.focus_previous()
+            return
+        place = next((w for w in chain if w in stops), None)
+        if place is None:
+            self.focus_next() if step > 0 else self.focus_previous()
+            return
+        narrow = self.has_class("-narrow")
+        index = stops.index(place)
+        for _ in range(len(stops)):
+            index = (index + step) % len(stops)
+            target = stops[index]
+            if target is self.sidebar and not self.sidebar.display:
+                if not narrow or not self.sidebar.panels:
+                    continue
+                self.sidebar_mode = "shown"
+            elif target is not self.sidebar and narrow and self.sidebar.display \
+                    and not self.sidebar_forced:
+                self.sidebar_mode = "auto"
+            self.apply_sidebar()
+            target.focus()
+            return
 
     def count_pending(self) -> None:
         self.status_line.set_pending(approvals=len(self.approvals), questions=len(self.questions))
@@ -267,6 +311,11 @@ class MainScreen(Screen):
                 await self.chat.add(view)
         else:
             await self.sidebar.upsert(event)
+            if live and not self.sidebar.display:
+                document = event.document if isinstance(event.document, dict) else {}
+                title = (document.get("title") or _get(event.title) or event.panel)
+                state = "closed" if event.document is None else "updated"
+                self.show_panel_strip(f"◆ {title} {state} · F2 or Tab to the panels")
         for request_id, panel in self.questions.items():
             if panel == event.panel:
                 self.open_form(request_id, panel)
