@@ -46,8 +46,9 @@ class MainScreen(Screen):
         Binding("escape", "cancel_turn", "Cancel turn", id="raw.cancel"),
         Binding("f2,ctrl+t", "toggle_sidebar", "Sidebar", id="raw.toggle_sidebar"),
         Binding("ctrl+o", "transcript", "Earlier items", id="raw.transcript", show=False),
-        Binding("tab", "cycle(1)", "Next place", show=False),
-        Binding("shift+tab", "cycle(-1)", "Previous place", show=False),
+        Binding("tab", "cycle(1)", "Next place", id="raw.next_place", show=False),
+        Binding("shift+tab", "cycle(-1)", "Previous place", id="raw.previous_place",
+                show=False),
     ]
 
     def __init__(self, *, agent: str, model: str, max_steps: int, starting: bool) -> None:
@@ -142,6 +143,8 @@ class MainScreen(Screen):
         """Tab / Shift+Tab between the composer, the chat and the panels. On a narrow screen
         reaching the panels switches the view to them, leaving them switches back. Inside a
         form, Tab moves between its fields as usual."""
+        from ..widgets.form_view import FormView
+
         stops: list[Widget] = [self.query_one(Composer), self.chat, self.sidebar]
         chain = list(self.focused.ancestors_with_self) if self.focused is not None else []
         if any(isinstance(w, FormView) and w.request_id is not None for w in chain):
