@@ -312,9 +312,25 @@ async def _run_ui(args) -> "int | str":
         return EXIT_CANCELLED
     if isinstance(app.return_value, Resume):
         return app.return_value.session_id
-    if not app.return_code and opened and opened[-1].store is not None:
-        print(resume_hint(opened[-1].session_id, args.cwd))
+    if not app.return_code:
+        hint = _leaving_hint(transport, opened, args.cwd)
+        if hint:
+            print(hint)
     return app.return_code or 0
+
+
+def _leaving_hint(transport: Any, opened: list, cwd: str | None) -> str | None:
+    """What to type to come back: `attach` to a session left running in its host, else
+    `--continue` / `--resume` of the saved one. None when no session was opened."""
+    if opened:
+        return resume_hint(opened[-1].session_id, cwd) if opened[-1].store is not None else None
+    if not getattr(transport, "ready", False):
+        return None
+    session_id = transport.info.session_id
+    if getattr(transport, "quit_sent", True):
+        return resume_hint(session_id, cwd)
+    return (f"raw-tui: session {session_id} is still running (detached). "
+            f"Attach to it with: raw-tui attach {session_id}")
 
 
 def _transport(args) -> Any:

@@ -41,6 +41,11 @@ class SocketTransport:
         """The session `args` name: the host at `socket`, else a live one, else a new host."""
         return cls(lambda: socket or locate_or_start(args), cwd=str(args.cwd_path))
 
+    @property
+    def quit_sent(self) -> bool:
+        """This client ended the session (Quit); otherwise leaving it only detaches."""
+        return self._quitting
+
     def listen(self, deliver: Deliver) -> None:
         self._deliver = deliver
 

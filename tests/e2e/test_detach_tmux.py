@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_ssh_demo import KEYGEN, SSH, SSHD, sshd  # noqa: F401 (the fixture)
-from tests.e2e.test_tmux_demo import (EXITED, RAW_TUI, Tmux, demo_note, isolated_env, place,
-                                      quit_app, raw_tui_cli, status_line)
+from tests.e2e.test_tmux_demo import (EXITED, RAW_TUI, Tmux, demo_note, flat, isolated_env,
+                                      place, quit_app, raw_tui_cli, status_line)
 from tests.helpers import session_host_pids
 
 __all__ = ["place", "sshd"]
@@ -183,7 +183,8 @@ def test_a_live_session_is_offered_then_detach_key_then_quit_ends_the_host(place
         tmux.keys("d")  # deny: the turn goes on to the form
         tmux.wait_for("Which colour should the next demo use?")
         tmux.keys("C-\\")  # raw.detach
-        tmux.wait_for(f"{EXITED}0")
+        left = tmux.wait_for(f"{EXITED}0")
+        assert "is still running (detached)" in flat(left) and "raw-tui attach s" in flat(left)
     finally:
         tmux.kill()
     (host,) = session_host_pids(MARK)
