@@ -183,7 +183,10 @@ try:
     s.connect(sys.argv[1])
 except OSError as err:
     print("refused:", type(err).__name__); sys.exit(0)
-s.sendall(b'{"frame":"probe","version":1}\\n')
+try:
+    s.sendall(b'{"frame":"probe","version":1}\\n')
+except (BrokenPipeError, ConnectionResetError):
+    pass  # a refused peer may be hung up on before it speaks; its goodbye is still there
 print("got:", s.recv(4096).decode().strip())
 """
 
