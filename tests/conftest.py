@@ -31,7 +31,9 @@ def pytest_report_header(config):
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory, monkeypatch):
+def isolated_home(tmp_path_factory, no_session_host_left, monkeypatch):
+    # no_session_host_left first: set up before monkeypatch, so it is torn down after a
+    # test's patches (of `os`, say) are undone; ending hosts reads /proc
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
