@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ConfigError, RawError
+from ..errors import HISTORY_ERROR, ConfigError, RawError
 from ..paths import state_home
 
 READY_TIMEOUT_S = 60.0  # loading the config and history, starting MCP servers
@@ -57,7 +57,12 @@ def host_argv(args) -> list[str]:
 def start_host(args, *, timeout: float = READY_TIMEOUT_S) -> Started:
     """Start a host for the session `args` name (new, --continue, --resume). Raises
     ConfigError (the config is wrong) or HostStartError (anything else, with the log)."""
-    folder = log_dir()
+    try:
+        folder = log_dir()
+    except OSError as err:  # the state folder (history, host logs) is a file, or unwritable
+        raise HostStartError(HISTORY_ERROR, f"history {state_home() / 'history.sqlite3'}: "
+                                            f"cannot use its folder {state_home()}: "
+                                            f"{err.strerror or err}") from None
     _prune_logs(folder)
     log_path = folder / f"host-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
     read_end, write_end = os.pipe()

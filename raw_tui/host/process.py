@@ -110,4 +110,9 @@ def log(message: str) -> None:
 
 
 def _line(err: BaseException) -> str:
-    return " ".join(f"{type(err).__name__}: {err}".split())
+    """One line for the starter: a RawError's own message (`history PATH: REASON`), else the
+    exception's type and text."""
+    message = getattr(err, "message", None)
+    text = message if isinstance(message, str) and getattr(err, "code", None) else \
+        f"{type(err).__name__}: {err}"
+    return " ".join(text.split())

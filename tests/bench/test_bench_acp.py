@@ -90,9 +90,10 @@ def test_a_20_call_turn_over_acp_against_headless(tmp_path):
         return spent
 
     async def measure():
-        def open_session(cwd, *, session_id=None, history=None, forms=False):
+        def open_session(cwd, *, session_id=None, history=None, forms=False, mcp_servers=None,
+                         previews=False):
             return new_session(interactive=True, session_id=session_id, history=history,
-                               forms=forms)
+                               forms=forms, mcp_servers=mcp_servers, previews=previews)
 
         agent = RawAgent(open_session, store=store, version="bench")
         agent_end, client_end = memory_transport_pair()
