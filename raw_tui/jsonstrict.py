@@ -103,33 +103,46 @@ def decode(text: str | bytes) -> Any:
 def json_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> JsonError | None:
     """Why `value` is not a JSON value raw-tui accepts, or None: a duplicate key (from
     decode), a lone surrogate, a number that is not finite, nesting deeper than `max_depth`,
-    a key that is not a string, a type JSON does not have. One walk, no recursion."""
-    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    a key that is not a string, a type JSON does not have. One walk, no recursion; a node's
+    path is a chain `(key, parent chain)` made into a list only for the error."""
+    stack: list[tuple[Any, int, Any]] = [(value, 0, None)]
     while stack:
-        node, where = stack.pop()
+        node, depth, chain = stack.pop()
         if isinstance(node, str):
-            if _has_lone_surrogate(node):
-                return JsonError("not valid Unicode (lone surrogate)", where)
+            if not node.isascii() and _has_lone_surrogate(node):
+                return JsonError("not valid Unicode (lone surrogate)", _path(chain))
         elif isinstance(node, (dict, list, tuple)):
-            if len(where) >= max_depth:
-                return JsonError(f"nested more than {max_depth} levels deep", where)
+            if depth >= max_depth:
+                return JsonError(f"nested more than {max_depth} levels deep", _path(chain))
             if isinstance(node, _Dup):
-                return JsonError(f"duplicate key {node.dup_key!r}", where)
+                return JsonError(f"duplicate key {node.dup_key!r}", _path(chain))
             if isinstance(node, dict):
-                for key, child in reversed(list(node.items())):
+                for key, child in reversed(node.items()):
                     if not isinstance(key, str):
-                        return JsonError(f"key {key!r} is not a string", where)
-                    if _has_lone_surrogate(key):
-                        return JsonError("not valid Unicode (lone surrogate)", where + [key])
-                    stack.append((child, where + [key]))
+                        return JsonError(f"key {key!r} is not a string", _path(chain))
+                    if not key.isascii() and _has_lone_surrogate(key):
+                        return JsonError("not valid Unicode (lone surrogate)",
+                                         _path((key, chain)))
+                    stack.append((child, depth + 1, (key, chain)))
             else:
-                stack.extend((child, where + [i]) for i, child in reversed(list(enumerate(node))))
+                stack.extend((child, depth + 1, (i, chain))
+                             for i, child in reversed(list(enumerate(node))))
         elif isinstance(node, float):
             if not math.isfinite(node):
-                return JsonError(f"number {node} is not JSON", where)
+                return JsonError(f"number {node} is not JSON", _path(chain))
         elif node is not None and not isinstance(node, (bool, int)):
-            return JsonError(f"a {type(node).__name__} is not JSON", where)
+            return JsonError(f"a {type(node).__name__} is not JSON", _path(chain))
     return None
+
+
+def _path(chain: Any) -> list[str | int]:
+    """The list of keys of a `(key, parent chain)` chain, outermost first."""
+    keys: list[str | int] = []
+    while chain is not None:
+        key, chain = chain
+        keys.append(key)
+    keys.reverse()
+    return keys
 
 
 def lone_surrogate_at(value: Any) -> list[str | int] | None:

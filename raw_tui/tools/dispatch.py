@@ -241,7 +241,7 @@ class Dispatcher:
                 custom = f"validate_args returned {type(custom).__name__}, not a string"
         try:
             schema_error = first_error(tool.validator, args)
-            frozen = None if custom is not None or schema_error else freeze(copy.deepcopy(args))
+            frozen = None if custom is not None or schema_error else freeze(args)  # a copy
         except RecursionError:
             schema_error = "$: nested too deeply"
         detail = custom if custom is not None else schema_error

@@ -154,3 +154,26 @@ def test_sigint_stops_raw_tui_call_while_validate_args_spins(tmp_path, agent):
     assert proc.returncode == 130, err
     assert json.loads(out)["code"] == "cancelled"
     assert took < 2.5
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs or more")
+async def test_a_handler_and_what_it_starts_run_on_every_cpu_raw_tui_may_use(tmp_path):
+    """The worker is woken on the caller's CPU (a cheaper hand-off), yet the handler runs with
+    the caller's whole CPU set, and so does every process it starts."""
+    cfg = tmp_path / "cfg"
+    write_tool(cfg, "cpus", '''
+        import os, subprocess, sys
+        def handler(args, ctx):
+            child = subprocess.run([sys.executable, "-c",
+                                    "import os; print(sorted(os.sched_getaffinity(0)))"],
+                                   capture_output=True, text=True, check=True).stdout.strip()
+            return f"{sorted(os.sched_getaffinity(0))} {child}"
+    ''', schema=TEXT_SCHEMA)
+    write_config(cfg, {"tools": {"use": ["agent/cpus"]}})
+    dispatcher = Dispatcher(load_config(str(cfg / "raw.json"), cwd=tmp_path).agent(),
+                            cwd=str(tmp_path))
+    every = sorted(os.sched_getaffinity(0))
+    for n in range(3):  # the first call starts a worker; the next ones reuse it
+        report = await dispatcher.dispatch("cpus", {"text": "x"}, call_id=f"c{n}")
+        assert report.result.text() == f"{every} {every}"
+    assert sorted(os.sched_getaffinity(0)) == every
