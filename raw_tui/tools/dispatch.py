@@ -31,7 +31,7 @@ import msgspec
 
 from .. import bus as ev
 from .. import errors
-from ..approval import ApprovalRequest, Approver
+from ..approval import Approver
 from ..cancel import Cancelled, unless_cancelled
 from ..contract.schema import first_error
 from ..frozen import freeze
@@ -321,14 +321,11 @@ class Dispatcher:
         if self.approver is None:
             raise Stop("approval", errors.APPROVAL_REQUIRED, f"approval required for {tool.name}")
         preview = call.shown if call.shown is not None else await self._preview(call)
-        self.bus.publish(ev.ApprovalRequest(
+        request = ev.ApprovalRequest(
             call_id=call.call_id, identity=tool.identity, name=tool.name,
             arguments=call.arguments, **self._effects_field(call), rule=report.rule_index,
-            **({"preview": preview} if preview is not None else {}), **self._turn(call)))
-        request = ApprovalRequest(identity=tool.identity, name=tool.name,
-                                  arguments=call.arguments, effects=call.effects,
-                                  tool_call_id=call.call_id, signal=call.cancel,
-                                  rule=report.rule_index, source=call.source, preview=preview)
+            **({"preview": preview} if preview is not None else {}), **self._turn(call))
+        self.bus.publish(request)
         try:
             allow = await self._until_cancelled(call, self.approver.approve(request))
         except Stop:
