@@ -113,7 +113,7 @@ class ToolProgress(Event, tag="tool_progress"):
     message: str | msgspec.UnsetType = _UNSET
 
 
-class PanelError(msgspec.Struct):
+class ReceiptError(msgspec.Struct):
     code: str
     message: str
 
@@ -126,7 +126,7 @@ class PanelReceipt(Event, tag="panel_receipt"):
     summary: str
     op: str
     source: str
-    error: PanelError | msgspec.UnsetType = _UNSET
+    error: ReceiptError | msgspec.UnsetType = _UNSET
 
 
 class InteractionRequest(Event, tag="interaction_request"):

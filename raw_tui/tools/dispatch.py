@@ -39,7 +39,7 @@ from ..jsonstrict import (json_problem, lone_surrogate_at, printable_path,
                           without_lone_surrogates)
 from . import approval_preview, worker
 from .context import ToolContext
-from .ports import CallInfo, NoHooks, PanelHost, ToolHooks
+from .ports import CallInfo, NoHooks, ToolHooks, ToolPanels
 from .registry import ToolSpec
 from .result import ToolResult, cap_output, error_result, normalize, split_panel_blocks, text_block
 
@@ -157,7 +157,7 @@ class Dispatcher:
 
     def __init__(self, agent, *, bus: ev.Bus | None = None, cwd: str,
                  hooks: ToolHooks | None = None, approver: Approver | None = None,
-                 panels: PanelHost | None = None,
+                 panels: ToolPanels | None = None,
                  interactions: Callable[..., Any] | None = None,
                  deadlines: Deadlines | None = None, preview_calls: bool = False) -> None:
         self.agent = agent

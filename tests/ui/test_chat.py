@@ -117,7 +117,7 @@ async def test_panel_receipts_and_rejections(session):
                             revision=5, summary="writing tests", op="patch", source="model"),
             ev.PanelReceipt(panel="builtin/todo#todo", owner="builtin/todo", title="Todo",
                             revision=5, summary="", op="patch", source="model",
-                            error=ev.PanelError(code="panel_invalid",
+                            error=ev.ReceiptError(code="panel_invalid",
                                                 message="/blocks/0/oops: unknown field")))
         await pilot.pause()
         text = flat(screen_text(app))
