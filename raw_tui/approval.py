@@ -1,26 +1,15 @@
 """Approval: the engine asks, an `Approver` answers (the UI with a modal, `call --approve`).
 
-No approver (a headless run) means an `ask` rule stops the call with `approval_required`.
+The approver gets the `approval_request` event the dispatcher publishes (`bus.ApprovalRequest`,
+the one type for an asked call). No approver (a headless run) means an `ask` rule stops the
+call with `approval_required`.
 """
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
-
-@dataclass(frozen=True)
-class ApprovalRequest:
-    identity: str
-    name: str
-    arguments: Any  # the original, frozen arguments
-    effects: Any  # the frozen intended effects, or None
-    tool_call_id: str
-    signal: asyncio.Event = field(default_factory=asyncio.Event)  # set when the call is cancelled
-    rule: int | None = None  # index in tools.rules of the rule that asked
-    source: str = "model"
-    preview: Any = None  # the bus.ApprovalPreview also carried on the approval_request event
+from .bus import ApprovalRequest
 
 
 class Approver(Protocol):

@@ -8,7 +8,6 @@ additions, documented in docs/events.md.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Callable, Literal, Union
 
 import msgspec
@@ -114,7 +113,7 @@ class ToolProgress(Event, tag="tool_progress"):
     message: str | msgspec.UnsetType = _UNSET
 
 
-class PanelError(msgspec.Struct):
+class ReceiptError(msgspec.Struct):
     code: str
     message: str
 
@@ -127,7 +126,7 @@ class PanelReceipt(Event, tag="panel_receipt"):
     summary: str
     op: str
     source: str
-    error: PanelError | msgspec.UnsetType = _UNSET
+    error: ReceiptError | msgspec.UnsetType = _UNSET
 
 
 class InteractionRequest(Event, tag="interaction_request"):
@@ -228,14 +227,12 @@ Subscriber = Callable[[Event], None]
 
 
 class Bus:
-    """Publish/subscribe. `publish` never blocks: plain subscribers are called in order
-    (the history store writes here, so nothing published is lost), and every `stream()`
-    consumer gets the event on its own queue."""
+    """Publish/subscribe. `publish` never blocks: subscribers are called in order (the
+    history store writes here, so nothing published is lost)."""
 
     def __init__(self, redactor: Redactor | None = None) -> None:
         self.redactor = redactor or Redactor()  # applied to every event published
         self._subscribers: list[Subscriber] = []
-        self._queues: list[asyncio.Queue[Event | None]] = []
         self._reported: set[int] = set()
 
     def subscribe(self, fn: Subscriber, *, first: bool = False) -> Callable[[], None]:
@@ -259,25 +256,9 @@ class Bus:
                 fn(event)
             except Exception as err:  # noqa: BLE001 — reported below, once per subscriber
                 failed.append((fn, err))
-        for queue in list(self._queues):
-            queue.put_nowait(event)
         for fn, err in failed:
             if id(fn) not in self._reported:
                 self._reported.add(id(fn))
                 name = getattr(fn, "__qualname__", type(fn).__name__)
                 self.publish(Notice(level="error", message=f"{name} failed on "
                                     f"{type(event).__struct_config__.tag}: {err}"))
-
-    async def stream(self):
-        """Async iterator over every event published from now on, until `close()`."""
-        queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        self._queues.append(queue)
-        try:
-            while (event := await queue.get()) is not None:
-                yield event
-        finally:
-            self._queues.remove(queue)
-
-    def close(self) -> None:
-        for queue in list(self._queues):
-            queue.put_nowait(None)

@@ -218,7 +218,7 @@ def _command(args) -> int:
 
             return cmd_run(args)
         if args.command == "sessions":
-            from .session.commands import cmd_sessions
+            from .session.cli import cmd_sessions
 
             return cmd_sessions(args)
         if args.command == "acp":

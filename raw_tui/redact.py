@@ -21,7 +21,7 @@ echo the token alone.
 from __future__ import annotations
 
 import json
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import msgspec
 

@@ -51,7 +51,7 @@ def warning(message: str) -> dict[str, Any]:
 def receipt_line(event: ev.PanelReceipt) -> str:
     """The CLI's receipt line: `▸ Todo r5 · 3/7 · Fix the API` (or `… rejected: CODE …`)."""
     title = " ".join(event.title.split())
-    if isinstance(event.error, ev.PanelError):
+    if isinstance(event.error, ev.ReceiptError):
         return f"▸ {title} rejected: {event.error.code} {' '.join(event.error.message.split())}"
     summary = " ".join(event.summary.split())
     return f"▸ {title} r{event.revision}{' · ' + summary if summary else ''}"

@@ -64,13 +64,14 @@ __getattr__ = lazy_exports(__name__, {
     'resolve_hook': 'resolve',
     'HookRun': 'runner',
     'run_hook': 'runner',
-    'Snapshot': 'snapshot',
+    'FolderSnapshot': 'snapshot',
     'take_snapshot': 'snapshot',
     'HookWatcher': 'watcher',
 })
 
 __all__ = [
     "EVENTS",
+    "FolderSnapshot",
     "GATE_EVENTS",
     "TOOL_EVENTS",
     "HookDispatcher",
@@ -81,7 +82,6 @@ __all__ = [
     "HookWatcher",
     "LoadedHook",
     "RunInfo",
-    "Snapshot",
     "Subscription",
     "ToolInfo",
     "default_payload",

@@ -17,7 +17,7 @@ from ..policy import ToolLike, check_binding
 from .manifest import GATE_EVENTS, HookManifest, parse_manifest
 from .resolve import UnresolvedHook, hook_name, resolve_hook
 from .snapshot import MANIFEST as MANIFEST_NAME
-from .snapshot import FolderError, Snapshot, take_snapshot
+from .snapshot import FolderError, FolderSnapshot, take_snapshot
 
 
 @dataclass
@@ -27,7 +27,7 @@ class LoadedHook:
     id: str
     folder: Path
     manifest: HookManifest
-    snapshot: Snapshot
+    snapshot: FolderSnapshot
 
     @property
     def name(self) -> str:

@@ -35,7 +35,7 @@ class SnapshotFile:
 
 
 @dataclass
-class Snapshot:
+class FolderSnapshot:
     """Every regular file of a hook folder, keyed by its POSIX path relative to the folder."""
 
     source: Path
@@ -103,7 +103,7 @@ def _remove_live_roots() -> None:
     _LIVE_ROOTS.clear()
 
 
-def take_snapshot(folder: Path, *, display: str) -> Snapshot:
+def take_snapshot(folder: Path, *, display: str) -> FolderSnapshot:
     """Read every file of `folder` into memory, enforcing the limits.
 
     `display` is how errors name the folder (e.g. `hooks/guard`). Raises FolderError.
@@ -127,7 +127,7 @@ def take_snapshot(folder: Path, *, display: str) -> Snapshot:
         if rel == MANIFEST and st.st_size > MAX_MANIFEST_BYTES:
             raise FolderError(f"{display}/{MANIFEST} is larger than {MAX_MANIFEST_BYTES // 1024} KiB")
         files[rel] = SnapshotFile(_read(folder / rel, st, display, rel), stat.S_IMODE(st.st_mode))
-    return Snapshot(folder, files, tuple(dirs))
+    return FolderSnapshot(folder, files, tuple(dirs))
 
 
 def _walk(folder: Path, display: str):

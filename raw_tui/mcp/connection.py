@@ -25,7 +25,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import PaginatedRequestParams
 
-from .config import HttpServer, MissingVariable, ServerConfig, StdioServer, expand
+from .config import MissingVariable, ServerConfig, StdioServer, expand
 from .results import McpFailure
 
 Progress = Callable[[float, float | None, str | None], None]

@@ -9,7 +9,7 @@ __getattr__ = lazy_exports(__name__, {
     'find_action': 'actions',
     'prompt_draft': 'actions',
     'run_tool_action': 'actions',
-    'PanelAction': 'declaration',
+    'ActionDeclaration': 'declaration',
     'PanelDeclaration': 'declaration',
     'implicit_declaration': 'declaration',
     'parse_declarations': 'declaration',
@@ -27,7 +27,7 @@ __getattr__ = lazy_exports(__name__, {
 })
 
 __all__ = [
-    "ActionTarget", "CallPanels", "PanelAction", "PanelDeclaration", "PanelError", "PanelHost",
+    "ActionDeclaration", "ActionTarget", "CallPanels", "PanelDeclaration", "PanelError", "PanelHost",
     "action_note", "checked_document", "confirmation_line", "find_action", "full_id",
     "implicit_declaration", "is_valid", "parse_declarations", "prompt_draft", "rejection_line",
     "render_text", "run_tool_action", "summarize", "validate_document",

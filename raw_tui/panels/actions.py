@@ -19,7 +19,7 @@ from typing import Any, Awaitable, Callable
 from ..commands import Reply
 from ..errors import INTERACTION_INVALID, PANEL_INVALID, PANEL_UNDECLARED, json_path
 from ..tools.result import normalize
-from .declaration import PanelAction, PanelDeclaration
+from .declaration import ActionDeclaration, PanelDeclaration
 from .errors import PanelError
 from .blocks import item_spec, walk
 from .templates import SCOPES, TemplateError, fill
@@ -41,14 +41,14 @@ class ActionTarget:
                 "item.label": self.item_label}
 
 
-def find_action(declaration: PanelDeclaration, action_id: str) -> PanelAction:
+def find_action(declaration: PanelDeclaration, action_id: str) -> ActionDeclaration:
     action = declaration.action(action_id)
     if action is None:
         raise PanelError(PANEL_INVALID, f"panel {declaration.id} has no action {action_id!r}")
     return action
 
 
-def _check_target(action: PanelAction, target: ActionTarget) -> None:
+def _check_target(action: ActionDeclaration, target: ActionTarget) -> None:
     need = SCOPES.index(action.scope)
     if need >= 1 and not target.block:
         raise PanelError(PANEL_INVALID, f"action {action.id} needs a block")
@@ -56,7 +56,7 @@ def _check_target(action: PanelAction, target: ActionTarget) -> None:
         raise PanelError(PANEL_INVALID, f"action {action.id} needs an item")
 
 
-def fill_action(action: PanelAction, target: ActionTarget) -> Any:
+def fill_action(action: ActionDeclaration, target: ActionTarget) -> Any:
     """The action's value with templates filled: the prompt text or the tool arguments."""
     _check_target(action, target)
     at: list[str | int] = ["actions", action.id]
@@ -70,14 +70,14 @@ def fill_action(action: PanelAction, target: ActionTarget) -> Any:
         raise PanelError(PANEL_INVALID, f"{json_path(err.at)}: {err.message}") from None
 
 
-def prompt_draft(action: PanelAction, target: ActionTarget) -> tuple[str, bool]:
+def prompt_draft(action: ActionDeclaration, target: ActionTarget) -> tuple[str, bool]:
     """(text for the composer, send it now)."""
     if action.kind != "prompt":
         raise PanelError(PANEL_INVALID, f"action {action.id} is not a prompt action")
     return fill_action(action, target), action.send
 
 
-def response_of(action: PanelAction) -> str:
+def response_of(action: ActionDeclaration) -> str:
     """`submit` or `cancel` for a response action."""
     if action.kind != "response" or action.response is None:
         raise PanelError(PANEL_INVALID, f"action {action.id} is not a response action")
@@ -94,7 +94,7 @@ class ActionOutcome:
 Dispatch = Callable[..., Awaitable[Any] | Any]
 
 
-async def run_tool_action(action: PanelAction, target: ActionTarget, *, title: str,
+async def run_tool_action(action: ActionDeclaration, target: ActionTarget, *, title: str,
                           owner: str, dispatch: Dispatch) -> ActionOutcome:
     """Run a `tool` action: `await dispatch(arguments, source="user_action")` (the session
     binds the owner tool and runs the full dispatch), then build the model's note."""

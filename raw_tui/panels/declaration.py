@@ -27,7 +27,7 @@ ACTION_KINDS = ("prompt", "tool", "response")
 RESPONSES = ("submit", "cancel")
 
 
-class PanelAction(msgspec.Struct, frozen=True, omit_defaults=True):
+class ActionDeclaration(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     label: str
     kind: str  # prompt | tool | response
@@ -45,9 +45,9 @@ class PanelDeclaration(msgspec.Struct, frozen=True, omit_defaults=True):
     placement: str = "sidebar"
     context: str = "none"
     acp_plan: bool = False
-    actions: tuple[PanelAction, ...] = ()
+    actions: tuple[ActionDeclaration, ...] = ()
 
-    def action(self, action_id: str) -> PanelAction | None:
+    def action(self, action_id: str) -> ActionDeclaration | None:
         for action in self.actions:
             if action.id == action_id:
                 return action
@@ -157,12 +157,13 @@ def _declaration(reader: _Reader, value: Any, at: list[str | int],
                             context=context, acp_plan=acp_plan, actions=actions)
 
 
-def _actions(reader: _Reader, value: Any, at: list[str | int]) -> tuple[PanelAction, ...]:
+def _actions(reader: _Reader, value: Any,
+             at: list[str | int]) -> tuple[ActionDeclaration, ...]:
     if not isinstance(value, list):
         raise reader.fail(at, "must be an array")
     if len(value) > MAX_ACTIONS:
         raise reader.fail(at, f"at most {MAX_ACTIONS} actions")
-    out: list[PanelAction] = []
+    out: list[ActionDeclaration] = []
     seen: set[str] = set()
     for i, item in enumerate(value):
         action = _action(reader, item, at + [i])
@@ -173,7 +174,7 @@ def _actions(reader: _Reader, value: Any, at: list[str | int]) -> tuple[PanelAct
     return tuple(out)
 
 
-def _action(reader: _Reader, value: Any, at: list[str | int]) -> PanelAction:
+def _action(reader: _Reader, value: Any, at: list[str | int]) -> ActionDeclaration:
     if not isinstance(value, dict):
         raise reader.fail(at, "must be an object")
     if "kind" not in value:
@@ -198,7 +199,7 @@ def _action(reader: _Reader, value: Any, at: list[str | int]) -> PanelAction:
         fields["arguments"] = arguments
     else:
         fields["response"] = reader.one_of(value["response"], at + ["response"], RESPONSES)
-    return PanelAction(id=value["id"], label=label, kind=kind, scope=scope, **fields)
+    return ActionDeclaration(id=value["id"], label=label, kind=kind, scope=scope, **fields)
 
 
 def _templates(reader: _Reader, value: Any, at: list[str | int], scope: str) -> None:
@@ -217,6 +218,8 @@ def implicit_declaration(panel_id: str, owner: str) -> PanelDeclaration:
     return PanelDeclaration(
         id=panel_id,
         title=panel_id,
-        actions=(PanelAction(id="submit", label="Submit", kind="response", response="submit"),
-                 PanelAction(id="cancel", label="Cancel", kind="response", response="cancel")),
+        actions=(ActionDeclaration(id="submit", label="Submit", kind="response",
+                                   response="submit"),
+                 ActionDeclaration(id="cancel", label="Cancel", kind="response",
+                                   response="cancel")),
     )

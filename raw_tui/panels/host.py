@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 import msgspec
 
 from ..bus import Bus, Notice, PanelReceipt, PanelState
-from ..bus import PanelError as ReceiptError
+from ..bus import ReceiptError
 from ..errors import (PANEL_CLOSED_CONTEXT, PANEL_INVALID, PANEL_LIMIT, PANEL_NOT_OWNED,
                       PANEL_RATE_LIMITED, PANEL_REVISION_CONFLICT, PANEL_UNDECLARED,
                       PANEL_UNKNOWN)

@@ -44,10 +44,6 @@ def pad(text: str, cells: int, align: str = "left") -> str:
     return text + " " * gap
 
 
-def indent(lines: list[str], prefix: str) -> list[str]:
-    return [prefix + line if line else line for line in lines]
-
-
 @dataclass(frozen=True)
 class Style:
     """Glyphs of one render: Unicode (default) or plain ASCII."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ..approval import ApprovalRequest
+from ..bus import ApprovalRequest
 
 
 class BusApprover:
@@ -14,11 +14,11 @@ class BusApprover:
 
     async def approve(self, request: ApprovalRequest) -> bool:
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._pending[request.tool_call_id] = future
+        self._pending[request.call_id] = future
         try:
             return await future
         finally:
-            self._pending.pop(request.tool_call_id, None)
+            self._pending.pop(request.call_id, None)
 
     def answer(self, call_id: str, allow: bool) -> bool:
         future = self._pending.get(call_id)

@@ -20,7 +20,7 @@ import msgspec
 
 from .. import bus as ev
 from .. import commands as cmd
-from .. import errors as E
+from .. import errors
 from ..models.base import (STOP_MAX_TOKENS, Done, Message, ModelError, TextDelta,
                            ToolCallRequest, ToolDefinition, Usage, assistant_message,
                            make_provider, tool_message, user_message)
@@ -287,7 +287,7 @@ class Session:
                 else:
                     outcome = await self._turn(turn_id, text)
             except TurnCancelled:
-                outcome = TurnOutcome("cancelled", E.CANCELLED, "cancelled")
+                outcome = TurnOutcome("cancelled", errors.CANCELLED, "cancelled")
             except ModelError as err:
                 outcome = TurnOutcome("error", err.code, err.message)
             except Exception as err:  # never let a bug take the session down
@@ -295,7 +295,7 @@ class Session:
             outcome = self._redacted(outcome)
             await self._stop_hooks(turn_id, outcome, last=last)
         except asyncio.CancelledError:
-            self._end_turn(turn_id, TurnOutcome("cancelled", E.CANCELLED, "cancelled"))
+            self._end_turn(turn_id, TurnOutcome("cancelled", errors.CANCELLED, "cancelled"))
             raise
         self._end_turn(turn_id, outcome)
         return outcome
@@ -347,7 +347,7 @@ class Session:
         if self._cancel.is_set():
             raise TurnCancelled
         if not gate.allowed:
-            return TurnOutcome("error", gate.code or E.HOOK_DENIED, gate.reason)
+            return TurnOutcome("error", gate.code or errors.HOOK_DENIED, gate.reason)
         notes, self.notes = self.notes, []
         self.bus.publish(ev.UserMessage(text=text, **_opt(notes=notes or None), turn_id=turn_id))
         self.conversation.add(turn_id, user_message(user_text(text, notes)))
@@ -444,8 +444,8 @@ class Session:
                                                     turn_id=turn_id, cancel=self._cancel)
             self.conversation.add(turn_id, tool_message(  # no secret reaches the model
                 call.id, self.redactor.text(report.result.text()), is_error=report.result.isError))
-            if report.code == E.APPROVAL_REQUIRED:
-                stop = TurnOutcome("error", E.APPROVAL_REQUIRED, report.message)
+            if report.code == errors.APPROVAL_REQUIRED:
+                stop = TurnOutcome("error", errors.APPROVAL_REQUIRED, report.message)
         if stop is None and self._cancel.is_set():
             raise TurnCancelled
         return stop
@@ -456,10 +456,10 @@ class Session:
         return tool is not None and self.agent.rules.unconditional(tool.identity)[0] != "deny"
 
     def _cancelled_result(self, turn_id: str, call: ToolCallRequest) -> None:
-        self._synthetic_result(turn_id, call, E.CANCELLED, "cancelled")
+        self._synthetic_result(turn_id, call, errors.CANCELLED, "cancelled")
 
     def _invalid_json_result(self, turn_id: str, call: ToolCallRequest) -> None:
-        self._synthetic_result(turn_id, call, E.INVALID_ARGUMENTS,
+        self._synthetic_result(turn_id, call, errors.INVALID_ARGUMENTS,
                                "invalid arguments: not a JSON object")
 
     def _synthetic_result(self, turn_id: str, call: ToolCallRequest, code: str, text: str) -> None:
@@ -541,7 +541,7 @@ def _reply(fn, *args) -> cmd.Reply:
     """Run an interaction command; a refusal (invalid answer, conflict) is a Reply, not a crash."""
     try:
         fn(*args)
-    except E.RawError as err:
+    except errors.RawError as err:
         return cmd.Reply(ok=False, code=err.code, message=err.message)
     return cmd.Reply()
 

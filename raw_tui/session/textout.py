@@ -69,7 +69,7 @@ class TextPrinter:
 
     def _on_PanelReceipt(self, e: ev.PanelReceipt) -> None:
         title, summary = _flat(e.title), _flat(e.summary)  # titles may hold newlines
-        if isinstance(e.error, ev.PanelError):
+        if isinstance(e.error, ev.ReceiptError):
             self._line(f"▸ {title} rejected: {e.error.code} {_flat(e.error.message)}")
         else:
             self._line(f"▸ {title} r{e.revision}{' · ' + summary if summary else ''}")

@@ -30,8 +30,8 @@ from typing import Any, Callable
 import msgspec
 
 from .. import bus as ev
-from .. import errors as E
-from ..approval import ApprovalRequest, Approver
+from .. import errors
+from ..approval import Approver
 from ..cancel import Cancelled, unless_cancelled
 from ..contract.schema import first_error
 from ..frozen import freeze
@@ -39,7 +39,7 @@ from ..jsonstrict import (json_problem, lone_surrogate_at, printable_path,
                           without_lone_surrogates)
 from . import approval_preview, worker
 from .context import ToolContext
-from .ports import CallInfo, NoHooks, PanelHost, ToolHooks
+from .ports import CallInfo, NoHooks, ToolHooks, ToolPanels
 from .registry import ToolSpec
 from .result import ToolResult, cap_output, error_result, normalize, split_panel_blocks, text_block
 
@@ -157,7 +157,7 @@ class Dispatcher:
 
     def __init__(self, agent, *, bus: ev.Bus | None = None, cwd: str,
                  hooks: ToolHooks | None = None, approver: Approver | None = None,
-                 panels: PanelHost | None = None,
+                 panels: ToolPanels | None = None,
                  interactions: Callable[..., Any] | None = None,
                  deadlines: Deadlines | None = None, preview_calls: bool = False) -> None:
         self.agent = agent
@@ -208,13 +208,13 @@ class Dispatcher:
         report = call.report
         tool = self.agent.tools.find(call.name)
         if tool is None or getattr(tool, "pending", False):  # an MCP server not started
-            raise Stop("exposure", E.TOOL_NOT_EXPOSED, f"tool unavailable: {call.name}")
+            raise Stop("exposure", errors.TOOL_NOT_EXPOSED, f"tool unavailable: {call.name}")
         call.tool = tool
         report.identity, report.name = tool.identity, tool.name
         effect, index = self.agent.rules.unconditional(tool.identity)
         if effect == "deny":
             report.rule, report.rule_index = "deny", index
-            raise Stop("exposure", E.TOOL_DENIED, f"tool denied: {tool.identity}")
+            raise Stop("exposure", errors.TOOL_DENIED, f"tool denied: {tool.identity}")
 
     # 2 ------------------------------------------------------------------------------
     async def validate_arguments(self, call: _Call) -> None:
@@ -222,7 +222,7 @@ class Dispatcher:
         tool, args = call.tool, call.raw_arguments
         not_json = _not_json(args)  # not a JSON value at all: nothing else can judge it
         if not_json:
-            raise Stop("validation", E.INVALID_ARGUMENTS, f"invalid arguments: {not_json}")
+            raise Stop("validation", errors.INVALID_ARGUMENTS, f"invalid arguments: {not_json}")
         custom = None
         if tool.has_validate_args:
             try:
@@ -231,7 +231,7 @@ class Dispatcher:
                     call, "validate_args", self.deadlines.validate_s, validate,
                     copy.deepcopy(args))
             except worker.Overdue as late:
-                raise Stop("validation", E.INVALID_ARGUMENTS,
+                raise Stop("validation", errors.INVALID_ARGUMENTS,
                            f"invalid arguments: validate_args {late}") from None
             except Stop:
                 raise
@@ -246,7 +246,7 @@ class Dispatcher:
             schema_error = "$: nested too deeply"
         detail = custom if custom is not None else schema_error
         if detail is not None:
-            raise Stop("validation", E.INVALID_ARGUMENTS, f"invalid arguments: {detail}")
+            raise Stop("validation", errors.INVALID_ARGUMENTS, f"invalid arguments: {detail}")
         call.arguments = frozen
 
     # 3 ------------------------------------------------------------------------------
@@ -260,29 +260,32 @@ class Dispatcher:
                                           tool.module().describe_effects, call.arguments,
                                           self._context(call, pure=True))
         except worker.Overdue as late:
-            raise Stop("effects", E.EFFECTS_ERROR,
+            raise Stop("effects", errors.EFFECTS_ERROR,
                        f"cannot describe {tool.name}: describe_effects {late}") from None
         except Stop:
             raise
         except Exception as err:
-            raise Stop("effects", E.EFFECTS_ERROR, f"cannot describe {tool.name}: {err}") from None
+            raise Stop("effects", errors.EFFECTS_ERROR,
+                       f"cannot describe {tool.name}: {err}") from None
         if inspect.isawaitable(value):
             if inspect.iscoroutine(value):
                 value.close()
-            raise Stop("effects", E.INVALID_EFFECTS, "effects descriptors must return synchronously")
+            raise Stop("effects", errors.INVALID_EFFECTS,
+                       "effects descriptors must return synchronously")
         not_json = _not_json(value)  # too deep, not finite, a lone surrogate, a set ...
         if not_json:
-            raise Stop("effects", E.INVALID_EFFECTS,
+            raise Stop("effects", errors.INVALID_EFFECTS,
                        f"invalid effects from {tool.name}: not JSON: {not_json}")
         data = json.dumps(value, ensure_ascii=False)
         size = len(data.encode("utf-8"))
         if size > MAX_EFFECTS_BYTES:
-            raise Stop("effects", E.INVALID_EFFECTS,
+            raise Stop("effects", errors.INVALID_EFFECTS,
                        f"invalid effects from {tool.name}: {size} bytes, over {MAX_EFFECTS_BYTES}")
         value = json.loads(data)
         problem = first_error(tool.effects_validator, value)
         if problem:
-            raise Stop("effects", E.INVALID_EFFECTS, f"invalid effects from {tool.name}: {problem}")
+            raise Stop("effects", errors.INVALID_EFFECTS,
+                       f"invalid effects from {tool.name}: {problem}")
         call.effects = freeze(value)
         call.report.effects = call.effects
 
@@ -300,11 +303,12 @@ class Dispatcher:
         try:
             outcome = await self.hooks.pre_tool_use(self._call_info(call), call.cancel)
         except Exception as err:  # the gate fails closed
-            raise Stop("hooks", E.HOOK_ERROR, f"PreToolUse hooks failed: {err}") from None
+            raise Stop("hooks", errors.HOOK_ERROR, f"PreToolUse hooks failed: {err}") from None
         call.report.receipts.extend(outcome.receipts)
         self._check_cancel(call)
         if not outcome.allowed:
-            raise Stop("hooks", outcome.code or E.HOOK_DENIED, outcome.reason or "denied by a hook")
+            raise Stop("hooks", outcome.code or errors.HOOK_DENIED,
+                       outcome.reason or "denied by a hook")
 
     # 6 ------------------------------------------------------------------------------
     async def ask_approval(self, call: _Call) -> None:
@@ -315,28 +319,25 @@ class Dispatcher:
         tool = call.tool
         report.approval_requested = True
         if self.approver is None:
-            raise Stop("approval", E.APPROVAL_REQUIRED, f"approval required for {tool.name}")
+            raise Stop("approval", errors.APPROVAL_REQUIRED, f"approval required for {tool.name}")
         preview = call.shown if call.shown is not None else await self._preview(call)
-        self.bus.publish(ev.ApprovalRequest(
+        request = ev.ApprovalRequest(
             call_id=call.call_id, identity=tool.identity, name=tool.name,
             arguments=call.arguments, **self._effects_field(call), rule=report.rule_index,
-            **({"preview": preview} if preview is not None else {}), **self._turn(call)))
-        request = ApprovalRequest(identity=tool.identity, name=tool.name,
-                                  arguments=call.arguments, effects=call.effects,
-                                  tool_call_id=call.call_id, signal=call.cancel,
-                                  rule=report.rule_index, source=call.source, preview=preview)
+            **({"preview": preview} if preview is not None else {}), **self._turn(call))
+        self.bus.publish(request)
         try:
             allow = await self._until_cancelled(call, self.approver.approve(request))
         except Stop:
             raise
         except Exception as err:
-            raise Stop("approval", E.APPROVAL_ERROR,
+            raise Stop("approval", errors.APPROVAL_ERROR,
                        f"approval failed for {tool.name}: {err}") from None
         allow = allow is True
         self.bus.publish(ev.ApprovalDecision(call_id=call.call_id, allow=allow,
                                              **self._turn(call)))
         if not allow:
-            raise Stop("approval", E.APPROVAL_DENIED, f"approval denied for {tool.name}")
+            raise Stop("approval", errors.APPROVAL_DENIED, f"approval denied for {tool.name}")
         call.preview = preview
 
     async def preview_call(self, call: _Call) -> None:
@@ -382,10 +383,10 @@ class Dispatcher:
             except Stop as stop:  # cancelled while it ran: it ran, and failed
                 result = error_result(stop.code, stop.message)
             except worker.Overdue as late:
-                result = error_result(E.TOOL_ERROR, f"{tool.name} failed: the handler {late}")
+                result = error_result(errors.TOOL_ERROR, f"{tool.name} failed: the handler {late}")
             except Exception as err:
                 code = getattr(err, "code", None)
-                result = error_result(code if isinstance(code, str) else E.TOOL_ERROR,
+                result = error_result(code if isinstance(code, str) else errors.TOOL_ERROR,
                                       f"{tool.name} failed: {err}")
             result, blocks = split_panel_blocks(result)
             lines = self._apply_panel_blocks(call_panels, blocks, only=not result.content)
@@ -406,7 +407,7 @@ class Dispatcher:
         report.outcome = "ran"
         report.result = result
         if result.isError:
-            report.code = result.code or E.TOOL_ERROR
+            report.code = result.code or errors.TOOL_ERROR
             report.message = result.text()
         self._publish_result(call, result)
 
@@ -477,7 +478,7 @@ class Dispatcher:
             raise
         except Cancelled:
             self._left_running(call, what, "was cancelled")
-            raise Stop(call.report.stage, E.CANCELLED, "cancelled") from None
+            raise Stop(call.report.stage, errors.CANCELLED, "cancelled") from None
 
     def _left_running(self, call: _Call, what: str, why: str) -> None:
         self.bus.publish(ev.Notice(
@@ -486,14 +487,14 @@ class Dispatcher:
 
     def _check_cancel(self, call: _Call) -> None:
         if call.cancel.is_set():
-            raise Stop(call.report.stage, E.CANCELLED, "cancelled")
+            raise Stop(call.report.stage, errors.CANCELLED, "cancelled")
 
     async def _until_cancelled(self, call: _Call, awaitable) -> Any:
         """Await `awaitable` unless the call is cancelled first (then it is cancelled too)."""
         try:
             return await unless_cancelled(awaitable, call.cancel)
         except Cancelled:
-            raise Stop(call.report.stage, E.CANCELLED, "cancelled") from None
+            raise Stop(call.report.stage, errors.CANCELLED, "cancelled") from None
 
     def _turn(self, call: _Call) -> dict[str, Any]:
         return {"turn_id": call.turn_id} if call.turn_id else {}

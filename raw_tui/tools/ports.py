@@ -1,6 +1,6 @@
 """What dispatch needs from hooks and panels: small protocols, so the engine parts stay apart.
 
-raw_tui.hooks implements `ToolHooks`; raw_tui.panels implements `PanelHost`.
+raw_tui.hooks implements `ToolHooks`; raw_tui.panels implements `ToolPanels` (`PanelHost`).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class NoHooks:
         return []
 
 
-class CallPanels(Protocol):
+class ToolCallPanels(Protocol):
     """Panel access for one call: `ctx.panels` while the handler runs, then the result blocks."""
 
     async def update(self, panel: str, body: dict[str, Any]) -> int: ...
@@ -75,6 +75,6 @@ class CallPanels(Protocol):
         ...
 
 
-class PanelHost(Protocol):
+class ToolPanels(Protocol):
     def open_call(self, *, owner: str, declarations: list[Any], call_id: str, source: str,
-                  turn_id: str | None) -> CallPanels: ...
+                  turn_id: str | None) -> ToolCallPanels: ...

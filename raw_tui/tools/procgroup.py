@@ -35,7 +35,7 @@ POLL_S = 0.02
 DEFAULT_CAP = 64 * 1024
 READ_CHUNK = 64 * 1024
 
-Status = Literal["exited", "timeout", "cancelled", "overflow"]
+ExitStatus = Literal["exited", "timeout", "cancelled", "overflow"]
 
 
 @dataclass
@@ -72,16 +72,12 @@ class Capture:
 
 @dataclass
 class ProcResult:
-    status: Status
+    status: ExitStatus
     returncode: int | None  # the exit code; negative for a signal; None when never reaped
     stdout: Capture
     stderr: Capture | None  # None when stderr was merged into stdout
     duration_ms: int
     ended_leftovers: bool = False  # processes left holding the output were ended
-
-    @property
-    def output_total(self) -> int:
-        return self.stdout.total + (self.stderr.total if self.stderr else 0)
 
 
 # ---------------------------------------------------------------------------- the kill step
@@ -273,7 +269,7 @@ async def run(
 
 
 async def wait_exit(proc: asyncio.subprocess.Process, timeout_s: float | None,
-                    cancel: asyncio.Event | None, too_much: asyncio.Event) -> Status:
+                    cancel: asyncio.Event | None, too_much: asyncio.Event) -> ExitStatus:
     """Wait for the leader to exit; say why the wait ended.
 
     Polls `proc.returncode`: `proc.wait()` would also wait for the pipes to close, which a

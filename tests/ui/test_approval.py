@@ -11,7 +11,7 @@ from raw_tui.commands import ApprovalAnswer
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.screens.approval import ApprovalScreen
 
-from . import events as E
+from . import events as samples
 from .fake_session import connect
 from .helpers import flat, screen_text
 
@@ -23,7 +23,7 @@ async def test_modal_shows_effects_diff_and_arguments_and_a_approves(session, tm
                             "old_text": "old line", "new_text": "new line"}]}
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
-        session.publish(*E.write_call(str(target), arguments=args, rule=3, cwd=str(tmp_path)))
+        session.publish(*samples.write_call(str(target), arguments=args, rule=3, cwd=str(tmp_path)))
         await pilot.pause()
         assert isinstance(app.screen, ApprovalScreen)
         text = screen_text(app)
@@ -51,7 +51,7 @@ async def test_modal_shows_the_line_the_handler_replaces(session, tmp_path):
                             "end_line": 3, "content": "echo safe\n"}]}
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
-        session.publish(*E.write_call(str(target), arguments=args, cwd=str(tmp_path)))
+        session.publish(*samples.write_call(str(target), arguments=args, cwd=str(tmp_path)))
         await pilot.pause()
         text = screen_text(app)
         assert "-rm -rf important" in text and "+echo safe" in text
@@ -63,7 +63,7 @@ async def test_modal_draws_the_preview_notes_and_reads_no_file(session, tmp_path
     """What the event says is what is drawn: a note from the engine, even when the file on
     disk would say otherwise (the modal never reads it)."""
     (tmp_path / "a.txt").write_text("on disk\n")
-    call, ask = E.write_call(str(tmp_path / "a.txt"))
+    call, ask = samples.write_call(str(tmp_path / "a.txt"))
     ask = msgspec.structs.replace(ask, preview=ev.ApprovalPreview(files=[ev.FilePreview(
         path=str(tmp_path / "a.txt"), operation="write",
         note="no preview: the file is a FIFO")]))
@@ -83,7 +83,7 @@ async def test_symlinked_path_is_warned_about(session, tmp_path):
     path = str(tmp_path / "link" / "f.txt")
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
-        session.publish(*E.write_call(path))
+        session.publish(*samples.write_call(path))
         await pilot.pause()
         text = flat(screen_text(app))
         assert f"⚠ passes through a symbolic link: {tmp_path / 'link'}" in text
@@ -95,7 +95,7 @@ async def test_patch_form_previews_the_patch_as_a_diff(session, tmp_path):
              "*** Add File: b.txt\n+fresh\n*** End Patch")
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
-        session.publish(*E.write_call(str(tmp_path / "a.txt"), arguments={"patch": patch},
+        session.publish(*samples.write_call(str(tmp_path / "a.txt"), arguments={"patch": patch},
                                       cwd=str(tmp_path)))
         await pilot.pause()
         text = screen_text(app)
@@ -106,9 +106,9 @@ async def test_patch_form_previews_the_patch_as_a_diff(session, tmp_path):
 async def test_several_approvals_queue_and_d_and_escape_deny(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(100, 30)) as pilot:
-        session.publish(*E.write_call("/work/demo/one.txt", call_id="c1"))
-        session.publish(*E.write_call("/work/demo/two.txt", call_id="c2"))
-        session.publish(*E.write_call("/work/demo/three.txt", call_id="c3"))
+        session.publish(*samples.write_call("/work/demo/one.txt", call_id="c1"))
+        session.publish(*samples.write_call("/work/demo/two.txt", call_id="c2"))
+        session.publish(*samples.write_call("/work/demo/three.txt", call_id="c3"))
         await pilot.pause()
         assert "/work/demo/one.txt" in screen_text(app)
         assert "2 more waiting" in screen_text(app)
@@ -130,7 +130,7 @@ async def test_several_approvals_queue_and_d_and_escape_deny(session):
 async def test_a_decision_made_elsewhere_closes_the_modal_without_answering(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(99, 30)) as pilot:
-        session.publish(*E.write_call(call_id="c1"))
+        session.publish(*samples.write_call(call_id="c1"))
         await pilot.pause()
         assert isinstance(app.screen, ApprovalScreen)
         session.publish(ev.ApprovalDecision(call_id="c1", allow=False))

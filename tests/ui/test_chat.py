@@ -10,7 +10,7 @@ from raw_tui.ui.widgets.chat_items import HiddenRow, HookRow
 from raw_tui.ui.widgets.chat_view import ChatView
 from raw_tui.ui.widgets.composer import Composer
 
-from . import events as E
+from . import events as samples
 from .fake_session import connect
 from .helpers import flat, screen_text
 
@@ -73,7 +73,7 @@ async def test_assistant_text_streams_into_one_markdown_widget(session):
 async def test_tool_call_block_shows_decision_args_effects_and_collapsed_result(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(100, 30)) as pilot:
-        call, _ = E.write_call()
+        call, _ = samples.write_call()
         session.publish(call, ev.ToolResultEvent(
             call_id="c1", isError=False,
             content=[{"type": "text", "text": "\n".join(f"line {i}" for i in range(10))}]))
@@ -112,12 +112,12 @@ async def test_panel_receipts_and_rejections(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         session.publish(
-            E.panel([E.BLOCKS["checklist"]], revision=5, progress={"done": 3, "total": 7}),
+            samples.panel([samples.BLOCKS["checklist"]], revision=5, progress={"done": 3, "total": 7}),
             ev.PanelReceipt(panel="builtin/todo#todo", owner="builtin/todo", title="Todo",
                             revision=5, summary="writing tests", op="patch", source="model"),
             ev.PanelReceipt(panel="builtin/todo#todo", owner="builtin/todo", title="Todo",
                             revision=5, summary="", op="patch", source="model",
-                            error=ev.PanelError(code="panel_invalid",
+                            error=ev.ReceiptError(code="panel_invalid",
                                                 message="/blocks/0/oops: unknown field")))
         await pilot.pause()
         text = flat(screen_text(app))
@@ -158,11 +158,11 @@ async def test_old_rows_are_pruned_and_kept_for_scroll_back(session):
 
 
 async def test_replay_draws_history_before_live_events_without_opening_modals(session):
-    call, ask = E.write_call()
+    call, ask = samples.write_call()
     replay = [ev.UserMessage(text="earlier question"), ev.AssistantDelta(text="ignored"),
               ev.AssistantText(text="earlier answer"), call, ask,
               ev.ApprovalDecision(call_id="c1", allow=True),
-              E.panel([E.BLOCKS["steps"]], title="Restored")]
+              samples.panel([samples.BLOCKS["steps"]], title="Restored")]
     app = RawApp(connect(session, replay=replay))
     async with app.run_test(size=(120, 30)) as pilot:
         session.publish(ev.UserMessage(text="live question"))
@@ -187,7 +187,7 @@ async def test_status_line_shows_turn_state_and_steps(session):
 
 
 async def test_replay_shows_how_a_form_ended_without_reopening_it(session):
-    replay = [E.panel([E.FORM], pid="ask", placement="chat", title="A question"),
+    replay = [samples.panel([samples.FORM], pid="ask", placement="chat", title="A question"),
               ev.InteractionRequest(request_id="r1", panel="builtin/todo#ask"),
               ev.InteractionSettled(request_id="r1", status="answered")]
     app = RawApp(connect(session, replay=replay))
@@ -198,7 +198,7 @@ async def test_replay_shows_how_a_form_ended_without_reopening_it(session):
 
 
 async def test_a_long_replay_mounts_only_the_last_rows(session):
-    call, ask = E.write_call()
+    call, ask = samples.write_call()
     replay = [ev.UserMessage(text=f"message {i}") for i in range(300)]
     replay += [call, ask, ev.ApprovalDecision(call_id="c1", allow=True),
                ev.ToolResultEvent(call_id="c1", isError=False,
@@ -223,7 +223,7 @@ async def test_status_line_drops_key_hints_before_state_at_60_columns(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(60, 20)) as pilot:
         session.publish(ev.TurnState(state="running", step=4, max_steps=25),
-                        *E.write_call("/work/demo/one.txt"))
+                        *samples.write_call("/work/demo/one.txt"))
         await pilot.pause()
         last = screen_text(app).split("\n")[-1]
         assert "running step 4/25 · 1 approval" in last

@@ -9,7 +9,7 @@ from raw_tui.ui.widgets.composer import Composer
 from raw_tui.ui.widgets.form_view import FormView
 from raw_tui.ui.widgets.sidebar import Sidebar
 
-from . import events as E
+from . import events as samples
 from .fake_session import connect
 from .helpers import screen_text
 
@@ -17,7 +17,7 @@ PANEL = "builtin/todo#ask"
 
 
 async def _ask(session, pilot, placement="sidebar"):
-    session.publish(E.panel([E.FORM], pid="ask", placement=placement, title="Question"),
+    session.publish(samples.panel([samples.FORM], pid="ask", placement=placement, title="Question"),
                     ev.InteractionRequest(request_id="r1", panel=PANEL))
     await pilot.pause()
     await pilot.pause()
@@ -93,7 +93,7 @@ async def test_request_before_its_panel_opens_when_the_panel_arrives(session):
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(ev.InteractionRequest(request_id="r1", panel=PANEL))
         await pilot.pause()
-        session.publish(E.panel([E.FORM], pid="ask"))
+        session.publish(samples.panel([samples.FORM], pid="ask"))
         await pilot.pause()
         assert app.query_one(FormView).request_id == "r1"
 

@@ -16,7 +16,7 @@ from raw_tui.ui.widgets.chat_view import ChatView
 from raw_tui.ui.widgets.composer import Composer
 from raw_tui.ui.widgets.sidebar import Sidebar
 
-from . import events as E
+from . import events as samples
 from .fake_session import connect
 from .helpers import screen_text
 
@@ -24,7 +24,7 @@ from .helpers import screen_text
 async def test_tab_cycles_composer_chat_sidebar(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
-        session.publish(E.panel([E.BLOCKS["steps"]]))
+        session.publish(samples.panel([samples.BLOCKS["steps"]]))
         await pilot.pause()
         assert isinstance(app.focused, Composer)
         await pilot.press("tab")
@@ -38,7 +38,7 @@ async def test_tab_cycles_composer_chat_sidebar(session):
 
 
 async def _sidebar_with_actions(session, pilot):
-    session.publish(E.panel([E.BLOCKS["checklist"]], actions=E.ACTIONS))
+    session.publish(samples.panel([samples.BLOCKS["checklist"]], actions=samples.ACTIONS))
     await pilot.pause()
     await pilot.press("tab", "tab")
 
@@ -90,7 +90,7 @@ async def test_a_block_offers_its_panels_actions_which_name_no_block(session):
     session.replies[PanelAction] = Reply(draft="Explain todo")
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
-        session.publish(E.panel([E.BLOCKS["steps"]], actions=[E.ACTIONS[0]]))
+        session.publish(samples.panel([samples.BLOCKS["steps"]], actions=[samples.ACTIONS[0]]))
         await pilot.pause()
         await pilot.press("tab", "tab", "down")
         assert app.query_one(Sidebar).cursor.block == "steps"
@@ -122,7 +122,7 @@ async def test_escape_closes_the_actions_menu_without_running_anything(session):
 async def test_palette_lists_commands_and_panel_actions(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
-        session.publish(E.panel([E.BLOCKS["steps"]], actions=E.ACTIONS))
+        session.publish(samples.panel([samples.BLOCKS["steps"]], actions=samples.ACTIONS))
         await pilot.pause()
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert {"/compact", "/clear", "Quit", "Todo: Explain this plan"} <= set(titles)
@@ -214,7 +214,7 @@ async def test_copy_puts_the_focused_message_on_the_clipboard(session):
 async def test_copy_a_sidebar_item(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
-        session.publish(E.panel([E.BLOCKS["steps"]]))
+        session.publish(samples.panel([samples.BLOCKS["steps"]]))
         await pilot.pause()
         await pilot.press("tab", "tab", "down", "down", "c")
         assert app.clipboard == "1. ✔ Configure"
@@ -241,7 +241,7 @@ async def test_no_color_is_honoured(session, monkeypatch):
 async def test_no_cursor_blink_by_default_and_a_setting_turns_it_on(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
-        session.publish(E.panel([E.FORM], pid="ask"))
+        session.publish(samples.panel([samples.FORM], pid="ask"))
         await pilot.pause()
         blinking = [w for w in app.query("Input, TextArea") if w.cursor_blink]
         assert blinking == [] and app.animation_level == "none"
@@ -281,7 +281,7 @@ async def test_alt_enter_adds_a_newline_and_history_walks_back(session):
 async def test_quit_while_an_approval_waits_draws_nothing_after_exit(session):
     """Quit cancels the turn: its last events (a cancelled result, the run's end) arrive
     while the app exits and must not be drawn into an unmounted chat."""
-    call, ask = E.write_call()
+    call, ask = samples.write_call()
 
     def quit_reply(command):
         session.publish(ev.ToolResultEvent(call_id="c1", isError=True, code="cancelled",
@@ -302,7 +302,7 @@ async def test_quit_while_an_approval_waits_draws_nothing_after_exit(session):
 async def test_the_status_line_says_where_the_keyboard_is(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
-        session.publish(E.panel([E.BLOCKS["steps"]]))
+        session.publish(samples.panel([samples.BLOCKS["steps"]]))
         await pilot.pause()
         last = lambda: screen_text(app).split("\n")[-1]  # noqa: E731
         assert "chat" not in last() and "^q quit" in last()
@@ -386,7 +386,7 @@ async def test_at_80x24_tab_reaches_the_panels_and_a_strip_says_a_hidden_panel_c
     app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         session.publish(ev.UserMessage(text="make a plan"),
-                        E.panel([E.BLOCKS["checklist"]], title="Demo plan"))
+                        samples.panel([samples.BLOCKS["checklist"]], title="Demo plan"))
         await pilot.pause()
         chat, sidebar = app.query_one(ChatView), app.query_one(Sidebar)
         assert not sidebar.display

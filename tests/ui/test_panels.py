@@ -9,7 +9,7 @@ from raw_tui.ui.app import RawApp
 from raw_tui.ui.widgets.panel_view import BlockView, PanelView
 from raw_tui.ui.widgets.sidebar import Sidebar
 
-from . import events as E
+from . import events as samples
 from .fake_session import connect
 from .helpers import flat, screen_text
 
@@ -32,7 +32,7 @@ EXPECTED = {
 async def test_every_block_kind_is_drawn_in_the_sidebar(session, kind):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
-        session.publish(E.panel([E.BLOCKS[kind]], title=f"Kind {kind}"))
+        session.publish(samples.panel([samples.BLOCKS[kind]], title=f"Kind {kind}"))
         await pilot.pause()
         text = flat(screen_text(app))
         assert f"Kind {kind} r1" in text
@@ -43,7 +43,7 @@ async def test_every_block_kind_is_drawn_in_the_sidebar(session, kind):
 async def test_timeline_is_newest_first(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
-        session.publish(E.panel([E.BLOCKS["timeline"]]))
+        session.publish(samples.panel([samples.BLOCKS["timeline"]]))
         await pilot.pause()
         text = screen_text(app)
         assert text.index("lint failed") < text.index("tests passed") < text.index("started")
@@ -52,13 +52,13 @@ async def test_timeline_is_newest_first(session):
 async def test_updates_change_the_panel_in_place(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
-        steps = E.BLOCKS["steps"]
-        session.publish(E.panel([steps], progress={"done": 1, "total": 3}))
+        steps = samples.BLOCKS["steps"]
+        session.publish(samples.panel([steps], progress={"done": 1, "total": 3}))
         await pilot.pause()
         view = app.query_one(PanelView)
         block = app.query_one(BlockView)
         done = {**steps, "items": [{**i, "status": "done"} for i in steps["items"]]}
-        session.publish(E.panel([done], revision=2, progress={"done": 3, "total": 3},
+        session.publish(samples.panel([done], revision=2, progress={"done": 3, "total": 3},
                                 summary="all done"))
         await pilot.pause()
         assert app.query_one(PanelView) is view and app.query_one(BlockView) is block
@@ -66,7 +66,7 @@ async def test_updates_change_the_panel_in_place(session):
         assert "Todo r2" in text and "all done" in text and "3/3" in text
         assert "3. ✔ Deploy" in text
         # a new block appears after the first
-        session.publish(E.panel([done, E.BLOCKS["progress"]], revision=3))
+        session.publish(samples.panel([done, samples.BLOCKS["progress"]], revision=3))
         await pilot.pause()
         assert len(app.query(BlockView)) == 2 and app.query_one(PanelView) is view
         # closing removes it from the sidebar
@@ -81,13 +81,13 @@ async def test_chat_placement_panels_sit_inline_and_update_in_place(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
         session.publish(ev.UserMessage(text="before"),
-                        E.panel([E.BLOCKS["progress"]], pid="build", placement="chat",
+                        samples.panel([samples.BLOCKS["progress"]], pid="build", placement="chat",
                                 title="Build"),
                         ev.UserMessage(text="after"))
         await pilot.pause()
         chat = app.query_one("#chat")
         view = chat.query_one(PanelView)
-        session.publish(E.panel([{**E.BLOCKS["progress"], "done": 7}], pid="build",
+        session.publish(samples.panel([{**samples.BLOCKS["progress"], "done": 7}], pid="build",
                                 placement="chat", title="Build", revision=2))
         await pilot.pause()
         assert chat.query_one(PanelView) is view
@@ -103,7 +103,7 @@ async def test_a_malformed_block_shows_an_error_line_not_a_crash(session):
         bad = {"id": "bad", "kind": "checklist", "items": 7}
         worse = {"id": "q", "kind": "form", "fields": [{"id": "x", "kind": "single_select",
                                                         "label": "X", "options": 3}]}
-        session.publish(E.panel([bad, worse, E.BLOCKS["steps"]]))
+        session.publish(samples.panel([bad, worse, samples.BLOCKS["steps"]]))
         await pilot.pause()
         text = flat(screen_text(app))
         assert "⚠ cannot draw this" in text
@@ -117,7 +117,7 @@ async def test_a_malformed_block_shows_an_error_line_not_a_crash(session):
 async def test_sidebar_hidden_below_100_columns_and_toggled(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
-        session.publish(E.panel([E.BLOCKS["steps"]]))
+        session.publish(samples.panel([samples.BLOCKS["steps"]]))
         await pilot.pause()
         sidebar = app.query_one(Sidebar)
         assert not sidebar.display
@@ -144,7 +144,7 @@ async def test_an_exception_while_drawing_shows_an_error_line_not_a_crash(sessio
     monkeypatch.setattr(FitDiagram, "__rich_console__", boom)
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
-        session.publish(E.panel([E.BLOCKS["mermaid"], E.BLOCKS["steps"]]))
+        session.publish(samples.panel([samples.BLOCKS["mermaid"], samples.BLOCKS["steps"]]))
         await pilot.pause()
         text = flat(screen_text(app))
         assert "⚠ cannot draw this (RuntimeError:" in text and "diagram exploded" in text

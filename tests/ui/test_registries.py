@@ -13,7 +13,7 @@ from raw_tui.panels.declaration import ICONS as ACCEPTED_ICONS
 from raw_tui.ui import blocks as ui_blocks
 from raw_tui.ui.app import RawApp
 
-from . import events as E
+from . import events as samples
 from .fake_session import connect
 from .helpers import screen_text
 
@@ -41,7 +41,7 @@ def test_every_accepted_icon_has_one_glyph_one_cell_wide():
 async def test_an_accepted_icon_is_drawn_with_its_own_glyph(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
-        state = E.panel([E.BLOCKS["steps"]], title="Launch")
+        state = samples.panel([samples.BLOCKS["steps"]], title="Launch")
         state.icon = "rocket"
         session.publish(state)
         await pilot.pause()

@@ -7,7 +7,7 @@ import pytest
 from raw_tui import bus as ev
 from raw_tui.ui.app import RawApp
 
-from . import events as E
+from . import events as samples
 from .fake_session import FakeSession, connect
 
 SIZES = [(80, 24), (120, 40)]
@@ -33,7 +33,7 @@ def test_idle(snap_compare, size):
 
     async def run_before(pilot):
         conversation(session)
-        session.publish(E.panel([E.BLOCKS["checklist"]], title="Plan",
+        session.publish(samples.panel([samples.BLOCKS["checklist"]], title="Plan",
                                 progress={"done": 2, "total": 6}, summary="two done"))
         await pilot.pause()
 
@@ -61,8 +61,8 @@ def test_approval_modal(snap_compare, size):
 
     async def run_before(pilot):
         conversation(session)
-        session.publish(*E.write_call(f"{CWD}/notes.txt", rule=2))
-        session.publish(*E.write_call(f"{CWD}/other.txt", call_id="c2"))
+        session.publish(*samples.write_call(f"{CWD}/notes.txt", rule=2))
+        session.publish(*samples.write_call(f"{CWD}/other.txt", call_id="c2"))
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
@@ -74,7 +74,7 @@ def test_form(snap_compare, size):
 
     async def run_before(pilot):
         conversation(session)
-        session.publish(E.panel([E.FORM], pid="ask", title="A question"),
+        session.publish(samples.panel([samples.FORM], pid="ask", title="A question"),
                         ev.InteractionRequest(request_id="r1", panel="builtin/todo#ask"))
         await pilot.pause()
         await pilot.press(*"Ada")
@@ -83,12 +83,12 @@ def test_form(snap_compare, size):
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("kind", sorted(E.BLOCKS))
+@pytest.mark.parametrize("kind", sorted(samples.BLOCKS))
 def test_block_kind_in_sidebar(snap_compare, kind):
     session, app = make_app()
 
     async def run_before(pilot):
-        session.publish(E.panel([E.BLOCKS[kind]], title=f"Kind {kind}"))
+        session.publish(samples.panel([samples.BLOCKS[kind]], title=f"Kind {kind}"))
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
@@ -98,7 +98,7 @@ def test_all_blocks_sidebar_shown_at_80x24(snap_compare):
     session, app = make_app()
 
     async def run_before(pilot):
-        session.publish(E.panel([E.BLOCKS[k] for k in ("checklist", "progress", "steps")],
+        session.publish(samples.panel([samples.BLOCKS[k] for k in ("checklist", "progress", "steps")],
                                 title="Everything"))
         await pilot.pause()
 

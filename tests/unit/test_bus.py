@@ -1,7 +1,5 @@
 """The event bus: encoding, order, and a failing subscriber that stops nobody."""
 
-import asyncio
-
 from raw_tui import bus as ev
 
 
@@ -34,19 +32,3 @@ def test_a_failing_subscriber_stops_nobody_and_is_reported_once():
     texts = [getattr(e, "text", None) or e.message for e in seen]
     assert texts[0] == "a" and "disk full" in texts[1] and texts[2] == "b"
     assert sum(isinstance(e, ev.Notice) for e in seen) == 1
-
-
-async def test_stream_gets_events_until_close():
-    bus = ev.Bus()
-    got = []
-
-    async def consume():
-        async for event in bus.stream():
-            got.append(event)
-
-    task = asyncio.create_task(consume())
-    await asyncio.sleep(0)
-    bus.publish(ev.AssistantDelta(text="hi"))
-    bus.close()
-    await asyncio.wait_for(task, 1)
-    assert got == [ev.AssistantDelta(text="hi")]

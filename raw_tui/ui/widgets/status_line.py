@@ -18,7 +18,7 @@ STATE_STYLE = {"idle": "green", "running": "bold yellow", "cancelling": "bold re
 
 
 @dataclass
-class Status:
+class StatusLineState:
     agent: str = ""
     model: str = ""
     state: str = "idle"
@@ -39,13 +39,13 @@ PLACE_KEYS = {"chat": "chat ↑↓ ⏎ c", "sidebar": "panels ↑↓ ⏎ c", "fo
 
 
 class StatusLine(Horizontal):
-    """Keeps its own `Status`: the session's info and the events that change it (session
-    start, turn state, hooks reload) and the pending counts the screen tells it."""
+    """Keeps its own `StatusLineState`: the session's info and the events that change it
+    (session start, turn state, hooks reload) and the pending counts the screen tells it."""
 
     def __init__(self, *, agent: str = "", model: str = "", max_steps: int = 0,
                  state: str = "idle", **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.status = Status(agent=agent, model=model, max_steps=max_steps, state=state)
+        self.status = StatusLineState(agent=agent, model=model, max_steps=max_steps, state=state)
 
     def on_mount(self) -> None:
         self.show(self.status)
@@ -126,7 +126,7 @@ class StatusLine(Horizontal):
         keys_widget.update(keys)
         keys_widget.display = bool(keys)
 
-    def show(self, status: Status) -> None:
+    def show(self, status: StatusLineState) -> None:
         if not self.query("#status-text"):
             return  # not composed yet: on_mount shows it
         line = Text(no_wrap=True, overflow="ellipsis")
