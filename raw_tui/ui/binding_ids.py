@@ -19,4 +19,5 @@ BINDING_IDS: tuple[str, ...] = (
     "form.submit", "form.cancel",
     "actions.close", "transcript.close",
     *(f"{prefix}.{name}" for prefix in NAVIGATORS for name in NAVIGATION),
+    "sidebar.enter_panel", "sidebar.leave_panel",
 )

@@ -173,11 +173,11 @@ def test_demo_end_to_end_in_tmux_at_80x24(place):
         run_demo(tmux, demo_note(env))
 
         # a tool action from the sidebar, keyboard only: F2 shows the panels and focuses
-        # them; the cursor starts on the todo panel (header, block, 4 items), then Plan.
+        # them; the cursor starts on the todo panel's header, and one Down reaches Plan's.
         tmux.keys("F2")
         tmux.wait_for(lambda s: "Demo plan" in s and "Plan r1" in s
                       and "panels ↑↓" in status_line(s))
-        tmux.keys(*["Down"] * 6)
+        tmux.keys("Down")
         tmux.keys("Enter")
         screen = tmux.wait_for("Redraw the plan")
         assert "Ask the agent to explain the plan" in screen
@@ -325,7 +325,9 @@ def test_small_windows_show_the_checklist_and_the_diagram_by_keyboard(place, siz
         tmux.wait_for("Which colour should the next demo use?")
         tmux.keys("Down")
         tmux.keys("Enter")
-        tmux.wait_for("(•) Green")
+        # the question stays on screen above the option chosen (issue 11 defect 5)
+        tmux.wait_for(lambda s: "(•) Green" in s
+                      and "Which colour should the next demo use?" in s)
         tmux.keys("C-s")
         tmux.wait_for(lambda s: "idle" in status_line(s))
         tmux.keys("Tab")  # composer → chat
@@ -333,7 +335,8 @@ def test_small_windows_show_the_checklist_and_the_diagram_by_keyboard(place, siz
         tmux.keys("Tab")  # chat → the panels
         screen = tmux.wait_for(lambda s: "panels ↑↓" in status_line(s))
         assert "Look around the project" in screen and "Ask you a question" in screen
-        for _ in range(30):  # move down through the panels until the diagram's end shows
+        tmux.keys("Down", "Right")  # the Plan panel (one Down), then into its blocks
+        for _ in range(30):  # move down through them until the diagram's end shows
             if "│ Ask │" in tmux.screen():
                 break
             tmux.keys("Down")
