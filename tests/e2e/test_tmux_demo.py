@@ -344,3 +344,27 @@ def test_small_windows_show_the_checklist_and_the_diagram_by_keyboard(place, siz
         quit_app(tmux)
     finally:
         tmux.kill()
+
+
+def test_a_theme_chosen_in_the_palette_is_remembered(place):
+    """Issue 11: the palette's theme is written to the XDG state dir, read at the next start."""
+    env = isolated_env(place)
+    remembered = Path(env["XDG_STATE_HOME"]) / "raw-tui" / "ui.json"
+    tmux = Tmux(env=env)
+    try:
+        tmux.start([str(RAW_TUI)], cwd=place / "w")
+        tmux.wait_for(lambda s: "idle" in status_line(s))
+        tmux.keys("C-p")
+        tmux.wait_for("Search for commands")
+        tmux.type("Theme")
+        tmux.wait_for("Change the current theme")
+        tmux.keys("Enter")
+        tmux.wait_for("Search for themes")
+        tmux.type("nord")
+        tmux.wait_for(lambda s: "nord" in s.split("Search for themes", 1)[-1])
+        tmux.keys("Enter")
+        tmux.wait_for(lambda s: remembered.exists())
+        quit_app(tmux)
+    finally:
+        tmux.kill()
+    assert json.loads(remembered.read_text()) == {"theme": "nord"}
