@@ -184,6 +184,8 @@ def test_demo_end_to_end_in_tmux_at_80x24(place):
         tmux.keys("Down", "Enter")
         tmux.wait_for("Plan r2")
         tmux.wait_for("3 steps · redrawn from the panel")
+        # the redrawn `graph LR` is drawn left to right (the panels have the full width)
+        tmux.wait_for("│ Look │─────▶│ Plan │─────▶│ Write │─────▶│ Ask │")
 
         # a prompt action from the palette drafts text into the composer
         tmux.keys("C-p")
