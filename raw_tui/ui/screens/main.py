@@ -104,6 +104,14 @@ class MainScreen(Screen):
         self.sidebar.cursor_blink = cursor_blink
         self.chat.max_items = max_chat_items
 
+    def on_screen_suspend(self) -> None:
+        """A modal (approval, actions, palette) covers the screen: its scrollbars would float
+        beside the dialog, dimmed, as stray thumbs; they hide until it closes."""
+        self.add_class("-covered")
+
+    def on_screen_resume(self) -> None:
+        self.remove_class("-covered")
+
     def on_resize(self, event: Any) -> None:
         """The new size is the event's (the app's may still be the old one)."""
         self.apply_sidebar(event.size)
