@@ -68,7 +68,9 @@ class Navigator(VerticalScroll, can_focus=True):
         self.set_cursor(targets[i])
 
     def action_enter_panel(self) -> None:
-        """From a panel's header to its first block (Right)."""
+        """From a panel's header to its first block (Right). Not from inside a form."""
+        if not self.has_focus:
+            return
         targets = self.targets()
         i = self._index(targets)
         if i is not None and i + 1 < len(targets) and targets[i].block is None \
@@ -76,9 +78,9 @@ class Navigator(VerticalScroll, can_focus=True):
             self.set_cursor(targets[i + 1])
 
     def action_leave_panel(self) -> None:
-        """From a block or an item back to its panel's header (Left)."""
+        """From a block or an item back to its panel's header (Left). Not from inside a form."""
         cursor = self.cursor
-        if cursor is None or cursor.block is None:
+        if not self.has_focus or cursor is None or cursor.block is None:
             return
         header = next((t for t in self.targets()
                        if t.panel == cursor.panel and t.block is None), None)
