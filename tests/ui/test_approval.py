@@ -175,7 +175,7 @@ async def test_only_what_scrolls_shows_a_scrollbar_in_and_around_the_modal(sessi
         await pilot.pause()
         assert _drawn(chat.vertical_scrollbar)  # back when the modal closes
 
-        session.publish(*E.write_call("/tmp/notes.txt", call_id="c2",
+        session.publish(*samples.write_call("/tmp/notes.txt", call_id="c2",
                                       arguments={"operations": [
                                           {"mode": "overwrite", "path": "/tmp/notes.txt",
                                            "content": "line\n" * 30}]}))

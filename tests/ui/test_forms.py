@@ -202,8 +202,8 @@ async def test_ctrl_s_with_no_pending_form_says_so(session):
 async def test_ctrl_s_outside_with_two_questions_waiting_says_which_to_pick(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        session.publish(E.panel([E.FORM], pid="ask", placement="chat", title="One"),
-                        E.panel([E.FORM], pid="two", placement="chat", title="Two"),
+        session.publish(samples.panel([samples.FORM], pid="ask", placement="chat", title="One"),
+                        samples.panel([samples.FORM], pid="two", placement="chat", title="Two"),
                         ev.InteractionRequest(request_id="r1", panel=PANEL),
                         ev.InteractionRequest(request_id="r2", panel="builtin/todo#two"))
         await pilot.pause()

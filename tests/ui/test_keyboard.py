@@ -414,9 +414,9 @@ async def test_one_down_reaches_the_next_panel_in_the_sidebar(session):
     Left back to its header."""
     app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
-        session.publish(E.panel([E.BLOCKS["checklist"]], title="Todo"),
-                        E.panel([E.BLOCKS["mermaid"]], pid="plan", title="Plan",
-                                actions=[E.ACTIONS[0]]))
+        session.publish(samples.panel([samples.BLOCKS["checklist"]], title="Todo"),
+                        samples.panel([samples.BLOCKS["mermaid"]], pid="plan", title="Plan",
+                                actions=[samples.ACTIONS[0]]))
         await pilot.pause()
         await pilot.press("f2", "down")
         sidebar = app.query_one(Sidebar)

@@ -162,13 +162,13 @@ async def test_a_graph_lr_too_wide_for_the_sidebar_says_it_is_drawn_top_down(ses
           "source": "graph LR\n  Look --> Plan\n  Plan --> Write\n  Write --> Ask"}
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 40)) as pilot:
-        session.publish(E.panel([lr], pid="plan", title="Plan"))
+        session.publish(samples.panel([lr], pid="plan", title="Plan"))
         await pilot.pause()
         text = flat(screen_text(app))
         assert "left to right needs 50 columns" in text and "drawn top-down" in text
     app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
-        session.publish(E.panel([lr], pid="plan", title="Plan", revision=2))
+        session.publish(samples.panel([lr], pid="plan", title="Plan", revision=2))
         await pilot.pause()
         await pilot.press("f2")
         await pilot.pause()
