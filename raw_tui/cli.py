@@ -16,6 +16,7 @@ from .errors import HISTORY_ERROR, ConfigError, RawError, json_path
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a tool killed by the closed pipe would give
 EXIT_CANCELLED = 130
+UI_PREFS_FILE = "ui.json"  # in the XDG state dir: what the UI remembers (the theme)
 
 VALUE_OPTIONS = ("--config", "--agent", "--model", "--cwd", "--resume")
 
@@ -279,6 +280,7 @@ async def _run_ui(args) -> "int | str":
 
     from .cancel import on_stop_signals
     from .client import TRANSPORT_ENV, InProcessTransport, with_transport
+    from .paths import state_home
     from .ui.app import RawApp, Resume
 
     opened = []
@@ -291,7 +293,8 @@ async def _run_ui(args) -> "int | str":
         return session, replay
 
     transport = _transport(args) or InProcessTransport(opener, cwd=str(args.cwd_path))
-    app = RawApp(with_transport(os.environ.get(TRANSPORT_ENV), transport))
+    app = RawApp(with_transport(os.environ.get(TRANSPORT_ENV), transport),
+                 prefs_path=state_home() / UI_PREFS_FILE)
     signalled: list[int] = []
 
     def stop() -> None:  # SIGTERM, SIGHUP (an SSH drop), SIGINT from outside: end cleanly

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from ..client import SessionClient
 from ..commands import Clear, Command, Compact, Quit, Reply, SavedSession, UiSettings
 from .messages import EventBridge
+from .prefs import load_prefs, save_prefs
 from .screens.main import MainScreen
 from .styles import stylesheets
 
@@ -55,10 +56,15 @@ class RawApp(App):
         Binding("ctrl+backslash", "detach", "Detach", id="raw.detach", show=False),
     ]
 
-    def __init__(self, client: SessionClient) -> None:
+    def __init__(self, client: SessionClient, *, prefs_path: Path | None = None) -> None:
         """`client` is the session across the wall: events come through it, commands go
-        back through it. A session not `ready` yet is opened right after the first frame."""
+        back through it. A session not `ready` yet is opened right after the first frame.
+        `prefs_path` is where the theme chosen in the palette is remembered (None: nowhere)."""
         super().__init__()
+        self.prefs_path = prefs_path
+        self.prefs, self.prefs_error = load_prefs(prefs_path)
+        if self.prefs.theme in self.available_themes:
+            self.theme = self.prefs.theme
         self.client = client
         self.bridge = EventBridge()
         self.startup_error: BaseException | None = None
@@ -80,6 +86,19 @@ class RawApp(App):
 
     def on_mount(self) -> None:
         self.title = f"raw-tui · {self.client.info.agent}"
+        if self.prefs_error:
+            log.warning(f"ui preferences not read: {self.prefs_error}")
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+
+    def _remember_theme(self, theme: Any) -> None:
+        """The theme chosen in the palette is the one the next start uses."""
+        if self.prefs_path is None or theme.name == self.prefs.theme:
+            return
+        self.prefs = msgspec.structs.replace(self.prefs, theme=theme.name)
+        try:
+            save_prefs(self.prefs_path, self.prefs)
+        except OSError as err:
+            self.notify(f"the theme is not remembered: {err}", severity="warning")
 
     def main_screen_ready(self) -> None:
         """The main screen is composed: open the session (now when it is there already,

@@ -13,9 +13,11 @@ NAVIGATION = ("up", "down", "activate", "copy")
 BINDING_IDS: tuple[str, ...] = (
     "raw.quit", "raw.command_palette", "raw.cancel", "raw.toggle_sidebar", "raw.help",
     "raw.transcript", "raw.detach", "raw.next_place", "raw.previous_place",
+    "raw.submit_form",
     "composer.send", "composer.newline", "composer.history_previous", "composer.history_next",
     "approval.allow", "approval.deny",
     "form.submit", "form.cancel",
     "actions.close", "transcript.close",
     *(f"{prefix}.{name}" for prefix in NAVIGATORS for name in NAVIGATION),
+    "sidebar.enter_panel", "sidebar.leave_panel",
 )

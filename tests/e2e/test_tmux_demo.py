@@ -173,17 +173,19 @@ def test_demo_end_to_end_in_tmux_at_80x24(place):
         run_demo(tmux, demo_note(env))
 
         # a tool action from the sidebar, keyboard only: F2 shows the panels and focuses
-        # them; the cursor starts on the todo panel (header, block, 4 items), then Plan.
+        # them; the cursor starts on the todo panel's header, and one Down reaches Plan's.
         tmux.keys("F2")
         tmux.wait_for(lambda s: "Demo plan" in s and "Plan r1" in s
                       and "panels ↑↓" in status_line(s))
-        tmux.keys(*["Down"] * 6)
+        tmux.keys("Down")
         tmux.keys("Enter")
         screen = tmux.wait_for("Redraw the plan")
         assert "Ask the agent to explain the plan" in screen
         tmux.keys("Down", "Enter")
         tmux.wait_for("Plan r2")
         tmux.wait_for("3 steps · redrawn from the panel")
+        # the redrawn `graph LR` is drawn left to right (the panels have the full width)
+        tmux.wait_for("│ Look │─────▶│ Plan │─────▶│ Write │─────▶│ Ask │")
 
         # a prompt action from the palette drafts text into the composer
         tmux.keys("C-p")
@@ -325,7 +327,9 @@ def test_small_windows_show_the_checklist_and_the_diagram_by_keyboard(place, siz
         tmux.wait_for("Which colour should the next demo use?")
         tmux.keys("Down")
         tmux.keys("Enter")
-        tmux.wait_for("(•) Green")
+        # the question stays on screen above the option chosen (issue 11 defect 5)
+        tmux.wait_for(lambda s: "(•) Green" in s
+                      and "Which colour should the next demo use?" in s)
         tmux.keys("C-s")
         tmux.wait_for(lambda s: "idle" in status_line(s))
         tmux.keys("Tab")  # composer → chat
@@ -333,7 +337,8 @@ def test_small_windows_show_the_checklist_and_the_diagram_by_keyboard(place, siz
         tmux.keys("Tab")  # chat → the panels
         screen = tmux.wait_for(lambda s: "panels ↑↓" in status_line(s))
         assert "Look around the project" in screen and "Ask you a question" in screen
-        for _ in range(30):  # move down through the panels until the diagram's end shows
+        tmux.keys("Down", "Right")  # the Plan panel (one Down), then into its blocks
+        for _ in range(30):  # move down through them until the diagram's end shows
             if "│ Ask │" in tmux.screen():
                 break
             tmux.keys("Down")
@@ -341,3 +346,27 @@ def test_small_windows_show_the_checklist_and_the_diagram_by_keyboard(place, siz
         quit_app(tmux)
     finally:
         tmux.kill()
+
+
+def test_a_theme_chosen_in_the_palette_is_remembered(place):
+    """Issue 11: the palette's theme is written to the XDG state dir, read at the next start."""
+    env = isolated_env(place)
+    remembered = Path(env["XDG_STATE_HOME"]) / "raw-tui" / "ui.json"
+    tmux = Tmux(env=env)
+    try:
+        tmux.start([str(RAW_TUI)], cwd=place / "w")
+        tmux.wait_for(lambda s: "idle" in status_line(s))
+        tmux.keys("C-p")
+        tmux.wait_for("Search for commands")
+        tmux.type("Theme")
+        tmux.wait_for("Change the current theme")
+        tmux.keys("Enter")
+        tmux.wait_for("Search for themes")
+        tmux.type("nord")
+        tmux.wait_for(lambda s: "nord" in s.split("Search for themes", 1)[-1])
+        tmux.keys("Enter")
+        tmux.wait_for(lambda s: remembered.exists())
+        quit_app(tmux)
+    finally:
+        tmux.kill()
+    assert json.loads(remembered.read_text()) == {"theme": "nord"}

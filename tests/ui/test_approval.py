@@ -138,3 +138,50 @@ async def test_a_decision_made_elsewhere_closes_the_modal_without_answering(sess
         assert not isinstance(app.screen, ApprovalScreen)
         assert session.sent(ApprovalAnswer) == []
         assert "asked by rule #1 → denied" in flat(screen_text(app))
+
+
+def _drawn(widget) -> bool:
+    """The widget is placed on its screen (Widget.region is empty when it is not)."""
+    return widget.region.area > 0
+
+
+async def test_only_what_scrolls_shows_a_scrollbar_in_and_around_the_modal(session):
+    """Issue 11: at 80×24 the chat's scrollbar thumb floated beside the dialog, dimmed. Under
+    the modal no scrollbar shows; in it only the body, and only when it scrolls (the keys
+    line then says ↑↓ scroll)."""
+    from raw_tui.ui.widgets.chat_view import ChatView
+
+    app = RawApp(connect(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for i in range(8):
+            session.publish(ev.UserMessage(text=f"message {i}"),
+                            ev.AssistantText(text="answer " * 20))
+        await pilot.pause()
+        chat = app.query_one(ChatView)
+        assert chat.max_scroll_y > 0 and _drawn(chat.vertical_scrollbar)
+        args = {"command": "ls"}
+        session.publish(ev.ToolCall(call_id="c1", identity="builtin/bash", name="bash",
+                                    arguments=args),
+                        ev.ApprovalRequest(call_id="c1", identity="builtin/bash", name="bash",
+                                           arguments=args, rule=0))
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen)
+        body = app.screen.query_one("#approval-body")
+        assert body.max_scroll_y == 0 and not _drawn(body.vertical_scrollbar)
+        assert not _drawn(chat.vertical_scrollbar)  # no thumb beside the dialog
+        assert "↑↓ scroll" not in screen_text(app)
+        await pilot.press("a")
+        await pilot.pause()
+        assert _drawn(chat.vertical_scrollbar)  # back when the modal closes
+
+        session.publish(*samples.write_call("/tmp/notes.txt", call_id="c2",
+                                      arguments={"operations": [
+                                          {"mode": "overwrite", "path": "/tmp/notes.txt",
+                                           "content": "line\n" * 30}]}))
+        await pilot.pause()
+        await pilot.pause()
+        body = app.screen.query_one("#approval-body")
+        assert body.max_scroll_y > 0 and _drawn(body.vertical_scrollbar)
+        assert body.vertical_scrollbar.region.width == 1
+        assert "↑↓ scroll" in screen_text(app)

@@ -11,7 +11,7 @@ from raw_tui.ui.widgets.sidebar import Sidebar
 
 from . import events as samples
 from .fake_session import connect
-from .helpers import screen_text
+from .helpers import flat, screen_text
 
 PANEL = "builtin/todo#ask"
 
@@ -114,3 +114,102 @@ async def test_choices_read_without_colour(session, monkeypatch):
         assert any("(•) Blue" in line for line in lines)
         assert any("[x] X" in line for line in lines)
         assert any("[ ] Y" in line for line in lines)
+
+
+# issue 11 defect 5: forms at 60×20, in a narrow sidebar, and Ctrl+S from anywhere ----------
+QUESTION = "Which colour should the next demo use?"
+COLOURS = ["Red", "Blue", "Green", "Amber", "Cyan", "Lime", "Pink", "Teal", "Gold", "Grey",
+           "Navy", "Plum", "Rose", "Sand", "Snow", "Wine"]
+LONG_FORM = {"id": "ask", "kind": "form", "fields": [
+    {"id": "colour", "kind": "single_select", "label": QUESTION, "required": True,
+     "options": [{"id": c.lower(), "label": c} for c in COLOURS]},
+    {"id": "comment", "kind": "text", "label": "Anything else? (optional)", "multiline": True},
+]}
+
+
+async def _ask_long(session, pilot, placement="chat", form=LONG_FORM):
+    session.publish(ev.UserMessage(text="Tidy the notes file, please."),
+                    ev.AssistantText(text="Sure. " * 60),
+                    samples.panel([form], pid="ask", placement=placement, title="A question"),
+                    ev.InteractionRequest(request_id="r1", panel=PANEL))
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def test_at_60x20_the_question_stays_above_the_options_it_asks_about(session):
+    app = RawApp(connect(session))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await _ask_long(session, pilot)
+        assert QUESTION in screen_text(app)
+        for i in range(1, len(COLOURS)):  # down the whole list, one option at a time
+            await pilot.press("down")
+            await pilot.pause()
+            text = screen_text(app)
+            assert QUESTION in text and f"{COLOURS[i]}" in text, (i, text)
+        await pilot.press("enter", "tab")  # Wine; then the comment field, then back
+        await pilot.pause()
+        assert "Anything else? (optional)" in screen_text(app)
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        text = screen_text(app)
+        assert QUESTION in text and "(•) Wine" in text, text
+
+
+async def test_a_long_label_wraps_in_the_sidebar_instead_of_being_cut(session):
+    label = ("Before I rewrite the notes file, which of these colours should the next "
+             "demo use for its headings and its borders?")
+    form = {"id": "ask", "kind": "form", "fields": [
+        {"id": "colour", "kind": "single_select", "label": label,
+         "options": [{"id": "red", "label": "Red"}, {"id": "blue", "label": "Blue"}]}]}
+    app = RawApp(connect(session))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ask_long(session, pilot, placement="sidebar", form=form)
+        sidebar = app.query_one(Sidebar)
+        assert sidebar.display and sidebar.size.width < 50
+        left = sidebar.region.x + 1  # the sidebar's columns only, without the form's border
+        shown = "\n".join(line[left:].replace("│", " ")
+                          for line in screen_text(app).split("\n"))
+        assert flat(label) in flat(shown), shown
+
+
+async def test_ctrl_s_submits_the_pending_form_with_focus_in_the_sidebar(session):
+    app = RawApp(connect(session))
+    async with app.run_test(size=(120, 40)) as pilot:
+        session.publish(samples.panel([samples.BLOCKS["checklist"]], title="Plan"))
+        await _ask_long(session, pilot)  # in the chat
+        await pilot.press("enter")  # Red
+        app.query_one(Sidebar).focus()
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        (answer,) = session.sent(FormAnswer)
+        assert answer.request_id == "r1" and answer.answers == {"colour": "red"}
+
+
+async def test_ctrl_s_with_no_pending_form_says_so(session):
+    app = RawApp(connect(session))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        session.publish(samples.panel([samples.BLOCKS["checklist"]], title="Plan"))
+        await pilot.pause()
+        app.query_one(Sidebar).focus()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.pause()
+        assert "no question is waiting" in flat(screen_text(app))
+        assert session.sent(FormAnswer) == []
+
+
+async def test_ctrl_s_outside_with_two_questions_waiting_says_which_to_pick(session):
+    app = RawApp(connect(session))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        session.publish(samples.panel([samples.FORM], pid="ask", placement="chat", title="One"),
+                        samples.panel([samples.FORM], pid="two", placement="chat", title="Two"),
+                        ev.InteractionRequest(request_id="r1", panel=PANEL),
+                        ev.InteractionRequest(request_id="r2", panel="builtin/todo#two"))
+        await pilot.pause()
+        await pilot.pause()
+        app.query_one(Composer).focus()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "2 questions are waiting" in flat(screen_text(app))
+        assert session.sent(FormAnswer) == []

@@ -69,7 +69,7 @@ async def test_an_item_action_names_block_and_item_and_send_sends(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 30)) as pilot:
         await _sidebar_with_actions(session, pilot)
-        await pilot.press("down", "down", "down")  # block, item a, item b
+        await pilot.press("right", "down", "down")  # into the panel: block, item a, item b
         cursor = app.query_one(Sidebar).cursor
         assert (cursor.block, cursor.item) == ("plan", "b")
         await pilot.press("enter")
@@ -92,7 +92,7 @@ async def test_a_block_offers_its_panels_actions_which_name_no_block(session):
     async with app.run_test(size=(120, 30)) as pilot:
         session.publish(samples.panel([samples.BLOCKS["steps"]], actions=[samples.ACTIONS[0]]))
         await pilot.pause()
-        await pilot.press("tab", "tab", "down")
+        await pilot.press("tab", "tab", "right")
         assert app.query_one(Sidebar).cursor.block == "steps"
         await pilot.press("enter")
         await pilot.pause()
@@ -216,7 +216,7 @@ async def test_copy_a_sidebar_item(session):
     async with app.run_test(size=(120, 30)) as pilot:
         session.publish(samples.panel([samples.BLOCKS["steps"]]))
         await pilot.pause()
-        await pilot.press("tab", "tab", "down", "down", "c")
+        await pilot.press("tab", "tab", "right", "down", "c")
         assert app.clipboard == "1. ✔ Configure"
 
 
@@ -406,3 +406,26 @@ async def test_at_80x24_tab_reaches_the_panels_and_a_strip_says_a_hidden_panel_c
         await pilot.press("shift+tab")
         await pilot.pause()
         assert app.focused is sidebar and not chat.display
+
+
+async def test_one_down_reaches_the_next_panel_in_the_sidebar(session):
+    """Issue 11: the panel list. F2 puts the cursor on the first panel; Down goes to the next
+    panel's header (not through the first one's blocks and items); Right goes into a panel,
+    Left back to its header."""
+    app = RawApp(connect(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        session.publish(samples.panel([samples.BLOCKS["checklist"]], title="Todo"),
+                        samples.panel([samples.BLOCKS["mermaid"]], pid="plan", title="Plan",
+                                actions=[samples.ACTIONS[0]]))
+        await pilot.pause()
+        await pilot.press("f2", "down")
+        sidebar = app.query_one(Sidebar)
+        assert (sidebar.cursor.panel, sidebar.cursor.block) == ("builtin/todo#plan", None)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ActionsMenu)
+        assert "Explain this plan" in screen_text(app)
+        await pilot.press("escape", "up", "right", "down")
+        assert (sidebar.cursor.block, sidebar.cursor.item) == ("plan", "a")
+        await pilot.press("left")
+        assert (sidebar.cursor.panel, sidebar.cursor.block) == ("builtin/todo#todo", None)

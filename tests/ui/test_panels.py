@@ -152,3 +152,26 @@ async def test_an_exception_while_drawing_shows_an_error_line_not_a_crash(sessio
         session.publish(ev.UserMessage(text="still alive"))
         await pilot.pause()
         assert "still alive" in screen_text(app) and app._exception is None
+
+
+async def test_a_graph_lr_too_wide_for_the_sidebar_says_it_is_drawn_top_down(session):
+    """Issue 11: after the demo's Redraw (`graph LR`) the diagram stayed top-down in the
+    44-column sidebar without a word; where the width allows (the panels at full width on
+    80 columns) it is drawn left to right."""
+    lr = {"id": "diagram", "kind": "mermaid",
+          "source": "graph LR\n  Look --> Plan\n  Plan --> Write\n  Write --> Ask"}
+    app = RawApp(connect(session))
+    async with app.run_test(size=(120, 40)) as pilot:
+        session.publish(samples.panel([lr], pid="plan", title="Plan"))
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert "left to right needs 50 columns" in text and "drawn top-down" in text
+    app = RawApp(connect(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        session.publish(samples.panel([lr], pid="plan", title="Plan", revision=2))
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "│ Look │─────▶│ Plan │─────▶│ Write │─────▶│ Ask │" in text, text
+        assert "drawn top-down" not in text

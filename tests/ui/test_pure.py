@@ -64,7 +64,11 @@ def test_a_wide_diagram_turns_to_fit_and_never_wraps():
     source = "graph LR\n  Look --> Plan\n  Plan --> Write\n  Write --> Ask"
     wide = _render(FitDiagram(source), 80)
     assert wide[1].startswith("│ Look │─────▶│ Plan │") and len(wide) == 3
-    narrow = _render(FitDiagram(source), 30)  # a sidebar: top-down instead
-    assert narrow[:3] == ["┌──────┐", "│ Look │", "└──────┘"] and "▼" in narrow[5]
+    narrow = _render(FitDiagram(source), 30)  # a sidebar: top-down instead, and it says so
+    top = narrow.index("┌──────┐")
+    assert " ".join(" ".join(narrow[:top]).split()) == (
+        "left to right needs 50 columns, 30 here: drawn top-down")
+    assert narrow[top:top + 3] == ["┌──────┐", "│ Look │", "└──────┘"]
+    assert "▼" in narrow[top + 5]
     tiny = _render(FitDiagram(source), 8)  # nothing fits: the source
     assert tiny[0].startswith("mermaid") and any("Look" in line for line in tiny)

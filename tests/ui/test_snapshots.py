@@ -83,6 +83,31 @@ def test_form(snap_compare, size):
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
+DEMO_FORM = {"id": "ask", "kind": "form", "fields": [
+    {"id": "colour", "kind": "single_select", "label": "Which colour should the next demo use?",
+     "required": True, "options": [{"id": c.lower(), "label": c}
+                                   for c in ("Blue", "Green", "Amber", "Cyan", "Lime", "Pink",
+                                             "Teal", "Gold", "Grey", "Navy", "Plum")]},
+    {"id": "comment", "kind": "text", "label": "Anything else? (optional)", "multiline": True},
+]}
+
+
+def test_form_in_the_chat_at_60x20(snap_compare):
+    """The question stays above its options (issue 11 defect 5); the list scrolls itself."""
+    session, app = make_app()
+
+    async def run_before(pilot):
+        conversation(session)
+        session.publish(samples.panel([DEMO_FORM], pid="ask", title="A question", placement="chat"),
+                        ev.InteractionRequest(request_id="r1", panel="builtin/todo#ask"))
+        await pilot.pause()
+        await pilot.pause()
+        await pilot.press(*["down"] * 9, "enter")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(60, 20), run_before=run_before)
+
+
 @pytest.mark.parametrize("kind", sorted(samples.BLOCKS))
 def test_block_kind_in_sidebar(snap_compare, kind):
     session, app = make_app()

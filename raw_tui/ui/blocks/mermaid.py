@@ -26,17 +26,33 @@ def renderable(block: dict, cursor_item: str | None = None) -> RenderableType:
     return FitDiagram(str(block.get("source", "")))
 
 
+DIRECTIONS = {"LR": ("left to right", "top-down"), "TD": ("top-down", "left to right")}
+
+
+def _width(lines: list[str]) -> int:
+    return max((cell_len(line) for line in lines), default=0)
+
+
 class FitDiagram:
     """A mermaid block drawn to fit the width it gets: the first drawing no wider than the
-    space (lines never wrap, which would break the boxes), otherwise the source as text."""
+    space (lines never wrap, which would break the boxes), otherwise the source as text.
+    A diagram turned to fit (a `graph LR` too wide for the sidebar drawn top-down) says so
+    above it, with the width its own direction needs."""
 
     def __init__(self, source: str) -> None:
         self.source = source
         self.candidates = flowchart.drawings(source)
+        graph = flowchart.parse(source) if self.candidates else None
+        self.direction = graph.direction if graph is not None else "TD"
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        for lines in self.candidates:
-            if max((cell_len(line) for line in lines), default=0) <= options.max_width:
+        for n, lines in enumerate(self.candidates):
+            if _width(lines) <= options.max_width:
+                if n:
+                    own, turned = DIRECTIONS[self.direction]
+                    yield Text(f"{own} needs {_width(self.candidates[0])} columns, "
+                               f"{options.max_width} here: drawn {turned}",
+                               style="dim italic")
                 for line in lines:
                     yield Text(line, no_wrap=True, overflow="crop")
                 return
@@ -46,7 +62,6 @@ class FitDiagram:
             yield Text(line)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        widths = [max((cell_len(line) for line in lines), default=0)
-                  for lines in self.candidates]
+        widths = [_width(lines) for lines in self.candidates]
         widest = max(widths + [cell_len(line) for line in self.source.split("\n")])
         return Measurement(1, widest)

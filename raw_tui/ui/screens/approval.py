@@ -38,6 +38,7 @@ class ApprovalScreen(ModalScreen[bool]):
         super().__init__()
         self.request = request
         self.waiting = waiting
+        self.scrolls = False  # the body is taller than the dialog: say how to see the rest
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -91,6 +92,8 @@ class ApprovalScreen(ModalScreen[bool]):
         keys.append(" deny")
         if self.waiting:
             keys.append(f"   · {self.waiting} more waiting", style="bold magenta")
+        if self.scrolls:  # last: on a narrow screen it is the part cut
+            keys.append("   ↑↓ scroll", style="dim")
         return keys
 
     def set_waiting(self, waiting: int) -> None:
@@ -101,6 +104,16 @@ class ApprovalScreen(ModalScreen[bool]):
     def on_mount(self) -> None:
         self.query_one("#approval-keys", Static).update(self._keys())
         self.query_one("#approval-body").focus()
+        self.call_after_refresh(self.check_scrolls)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.check_scrolls)
+
+    def check_scrolls(self) -> None:
+        scrolls = self.query_one("#approval-body").max_scroll_y > 0
+        if scrolls != self.scrolls:
+            self.scrolls = scrolls
+            self.set_waiting(self.waiting)
 
     def action_answer(self, allow: bool) -> None:
         self.dismiss(allow)

@@ -49,6 +49,8 @@ class MainScreen(Screen):
         Binding("tab", "cycle(1)", "Next place", id="raw.next_place", show=False),
         Binding("shift+tab", "cycle(-1)", "Previous place", id="raw.previous_place",
                 show=False),
+        Binding("ctrl+s", "submit_form", "Submit the question", id="raw.submit_form",
+                show=False),
     ]
 
     def __init__(self, *, agent: str, model: str, max_steps: int, starting: bool) -> None:
@@ -101,6 +103,14 @@ class MainScreen(Screen):
             widget.cursor_blink = cursor_blink
         self.sidebar.cursor_blink = cursor_blink
         self.chat.max_items = max_chat_items
+
+    def on_screen_suspend(self) -> None:
+        """A modal (approval, actions, palette) covers the screen: its scrollbars would float
+        beside the dialog, dimmed, as stray thumbs; they hide until it closes."""
+        self.add_class("-covered")
+
+    def on_screen_resume(self) -> None:
+        self.remove_class("-covered")
 
     def on_resize(self, event: Any) -> None:
         """The new size is the event's (the app's may still be the old one)."""
@@ -441,13 +451,37 @@ class MainScreen(Screen):
         form.activate(request_id)
         self.call_after_refresh(view.scroll_visible, animate=False)
 
+    def pending_forms(self) -> list[Any]:
+        """The forms waiting for an answer, oldest question first."""
+        from ..widgets.form_view import FormView
+
+        order = list(self.questions)
+        forms = [f for f in self.query(FormView) if f.request_id in self.questions]
+        return sorted(forms, key=lambda f: order.index(f.request_id))
+
+    def action_submit_form(self) -> None:
+        """Ctrl+S outside a form (the form's own Ctrl+S comes first inside it): submit the
+        one question waiting, or say why nothing was sent."""
+        forms = self.pending_forms()
+        if not forms:
+            self.notify("Ctrl+S: no question is waiting for an answer", timeout=3)
+        elif len(forms) > 1:
+            self.notify(f"Ctrl+S: {len(forms)} questions are waiting; Tab into the one to "
+                        "answer, then Ctrl+S", severity="warning", timeout=5)
+        else:
+            forms[0].action_submit()
+
     async def on_form_view_submitted(self, message: Any) -> None:  # FormView.Submitted
         key = f"{message.request_id}:{hash(repr(sorted(message.answers.items())))}"
         reply = await self.app.send(FormAnswer(request_id=message.request_id,
                                                answers=message.answers, idempotency_key=key),
                                     notify=False)
         if not reply.ok:
-            message.form.show_error(reply.message or reply.code or "answer refused")
+            text = reply.message or reply.code or "answer refused"
+            message.form.show_error(text)
+            inside = self.focused is not None and message.form in self.focused.ancestors_with_self
+            if not inside:  # sent from elsewhere (Ctrl+S in the sidebar): the form may be hidden
+                self.notify(f"answer refused: {text}", severity="error")
         else:
             message.form.show_error(None)
             message.form.show_waiting()

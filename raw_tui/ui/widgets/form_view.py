@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.strip import Strip
-from textual.widgets import Input, Label, RadioButton, RadioSet, SelectionList, Static, TextArea
+from textual.widgets import Input, RadioButton, RadioSet, SelectionList, Static, TextArea
 from textual.widgets._toggle_button import ToggleButton
 
 # Choices readable without colour (NO_COLOR, capture-pane): Textual draws every radio button
@@ -55,6 +55,15 @@ class Choices(SelectionList):
         box = [Segment(mark[0], base), Segment(mark[1], segments[1].style),
                Segment(mark[2], base)]
         return Strip(box + segments[3:], strip.cell_length)
+
+
+class FormField(Vertical):
+    """One question: its label (wrapped, never cut), its help, its input. When the input
+    has the focus the whole field is scrolled into view, label first, so the question stays
+    above its options (an option list longer than the window scrolls inside itself)."""
+
+    def on_descendant_focus(self, event: Any) -> None:
+        self.call_after_refresh(self.scroll_visible, animate=False)
 
 
 class FormView(Vertical):
@@ -118,13 +127,15 @@ class FormView(Vertical):
             yield Static(Text(str(self.block["title"]), style="bold"), classes="block-title")
         for field in self.block.get("fields") or []:
             label = str(field.get("label", field.get("id", "")))
-            yield Label(label + (" *" if field.get("required") else ""), classes="field-label")
+            parts = [Static(Text(label + (" *" if field.get("required") else "")),
+                            classes="field-label")]
             if field.get("description"):
-                yield Static(Text(str(field["description"]), style="dim"), classes="field-help")
+                parts.append(Static(Text(str(field["description"]), style="dim"),
+                                    classes="field-help"))
             widget = self._input_for(field)
             widget.disabled = True
             self.inputs[field.get("id")] = widget
-            yield widget
+            yield FormField(*parts, widget)
         yield Static("", classes="form-error")
         yield Static("", classes="form-hint")
 

@@ -14,6 +14,7 @@ from .panel_view import BlockView, PanelView, Target
 
 class Navigator(VerticalScroll, can_focus=True):
     BINDING_PREFIX = "nav"
+    PANEL_LIST = False  # Up/Down on a panel header go to the next panel's header
 
     @dataclass
     class Activated(Message):
@@ -58,9 +59,33 @@ class Navigator(VerticalScroll, can_focus=True):
         i = self._index(targets)
         if i is None:
             i = len(targets) - 1 if delta < 0 or self.id == "chat" else 0
+        elif self.PANEL_LIST and targets[i].panel is not None and targets[i].block is None:
+            headers = [j for j, t in enumerate(targets) if t.block is None]
+            at = headers.index(i) + delta
+            i = headers[max(0, min(len(headers) - 1, at))]
         else:
             i = max(0, min(len(targets) - 1, i + delta))
         self.set_cursor(targets[i])
+
+    def action_enter_panel(self) -> None:
+        """From a panel's header to its first block (Right). Not from inside a form."""
+        if not self.has_focus:
+            return
+        targets = self.targets()
+        i = self._index(targets)
+        if i is not None and i + 1 < len(targets) and targets[i].block is None \
+                and targets[i + 1].panel == targets[i].panel:
+            self.set_cursor(targets[i + 1])
+
+    def action_leave_panel(self) -> None:
+        """From a block or an item back to its panel's header (Left). Not from inside a form."""
+        cursor = self.cursor
+        if not self.has_focus or cursor is None or cursor.block is None:
+            return
+        header = next((t for t in self.targets()
+                       if t.panel == cursor.panel and t.block is None), None)
+        if header is not None:
+            self.set_cursor(header)
 
     def set_cursor(self, target: Target | None) -> None:
         old = self.cursor

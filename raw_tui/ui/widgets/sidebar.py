@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import Static
 
 from .navigator import Navigator, nav_bindings
@@ -12,9 +13,19 @@ from .panel_view import PanelView, Target
 
 
 class Sidebar(Navigator):
-    HELP = ("Live panels. **Up/Down** move over panels, blocks and items; **Enter** opens "
-            "their actions; **c** copies.")
-    BINDINGS = nav_bindings("sidebar")
+    """The panel list: on a panel's header Up/Down go from panel to panel; Right goes into
+    the panel (its blocks and items, walked by Up/Down), Left back to its header."""
+
+    HELP = ("Live panels. **Up/Down** move from panel to panel; **Right** goes into a panel "
+            "(Up/Down then walk its blocks and items), **Left** back to its header; "
+            "**Enter** opens the actions; **c** copies.")
+    PANEL_LIST = True
+    BINDINGS = nav_bindings("sidebar") + [
+        Binding("right,l", "enter_panel", "Into the panel", id="sidebar.enter_panel",
+                show=False),
+        Binding("left,h", "leave_panel", "Panel header", id="sidebar.leave_panel",
+                show=False),
+    ]
 
     def __init__(self, *, cursor_blink: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
