@@ -451,7 +451,7 @@ async def _mcp_status(config, cwd: str) -> dict[str, dict[str, str]]:
     found | missing | skipped. A server's failure is one warning on stderr."""
     from .mcp.manager import McpManager, resolve_agent
 
-    manager = McpManager(cwd=cwd)
+    manager = McpManager(cwd=cwd, redactor=config.redactor)
     manager.add_servers(config.mcp.servers, config.mcp.declarations)
     try:
         await manager.start(s for agent in config.agents.values() for s in agent.mcp_servers())
@@ -462,7 +462,8 @@ async def _mcp_status(config, cwd: str) -> dict[str, dict[str, str]]:
             for warning in warnings:
                 if warning not in warned:
                     warned.add(warning)
-                    print(f"raw-tui: warning: {warning}", file=sys.stderr)
+                    print(f"raw-tui: warning: {config.redactor.text(warning)}",
+                          file=sys.stderr)
         return status
     finally:
         await manager.close()
@@ -598,11 +599,11 @@ async def _start_mcp(agent, config, cwd: str, servers: list[str] | None = None):
     """(the agent with its MCP tools live, the manager to close); warnings on stderr."""
     from .mcp.manager import McpManager, resolve_agent
 
-    manager = McpManager(cwd=cwd)
+    manager = McpManager(cwd=cwd, redactor=config.redactor)
     manager.add_servers(config.mcp.servers, config.mcp.declarations)
     agent, warnings, _ = await resolve_agent(agent, manager, file=config.label, only=servers)
     for warning in warnings:
-        print(f"raw-tui: warning: {warning}", file=sys.stderr)
+        print(f"raw-tui: warning: {config.redactor.text(warning)}", file=sys.stderr)
     return agent, manager
 
 
