@@ -77,7 +77,8 @@ async def serve(config, agent_config, protocol_in, protocol_out, *, store=None,
                        interactive=True, session_id=session_id, history=history, forms=forms,
                        mcp_servers=mcp_servers, previews=previews)
 
-    agent = RawAgent(open_session, store=store, version=__version__, flags=flags)
+    agent = RawAgent(open_session, store=store, version=__version__, flags=flags,
+                     config=config, agent=agent_config)
     reader, writer = await _streams(protocol_in, protocol_out, pending)
     conn = connect(agent, writer, reader, listening=False)
     try:
