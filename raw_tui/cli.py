@@ -399,10 +399,23 @@ def resume_hint(session_id: str, cwd: str | None) -> str:
 
 
 def load(args, *, client_mcp: bool = False) -> Any:
-    from .config import load_config
+    """The config. Loading it imports the libraries: the cyclic garbage collector is paused
+    meanwhile, then what exists is frozen (the modules and the config live as long as the
+    process: later collections need not walk them). The collector took ~7 ms of every
+    start-up walking the same objects again and again."""
+    import gc
 
-    return load_config(args.config, cwd=args.cwd_path, model_override=args.model,
-                       client_mcp=client_mcp)
+    running = gc.isenabled()
+    gc.disable()
+    try:
+        from .config import load_config
+
+        return load_config(args.config, cwd=args.cwd_path, model_override=args.model,
+                           client_mcp=client_mcp)
+    finally:
+        if running:
+            gc.freeze()
+            gc.enable()
 
 
 # config list ------------------------------------------------------------------------------
@@ -451,7 +464,7 @@ async def _mcp_status(config, cwd: str) -> dict[str, dict[str, str]]:
     found | missing | skipped. A server's failure is one warning on stderr."""
     from .mcp.manager import McpManager, resolve_agent
 
-    manager = McpManager(cwd=cwd)
+    manager = McpManager(cwd=cwd, redactor=config.redactor)
     manager.add_servers(config.mcp.servers, config.mcp.declarations)
     try:
         await manager.start(s for agent in config.agents.values() for s in agent.mcp_servers())
@@ -462,7 +475,8 @@ async def _mcp_status(config, cwd: str) -> dict[str, dict[str, str]]:
             for warning in warnings:
                 if warning not in warned:
                     warned.add(warning)
-                    print(f"raw-tui: warning: {warning}", file=sys.stderr)
+                    print(f"raw-tui: warning: {config.redactor.text(warning)}",
+                          file=sys.stderr)
         return status
     finally:
         await manager.close()
@@ -483,6 +497,8 @@ def config_warnings(config) -> list[str]:
             seen[f"{at}: never decides: "
                  f"rules[{later.index}] ({later.match.pattern}) matches every tool it "
                  f"matches"] = None
+    if not config.raw.ui.keymap:
+        return list(seen)
     from .ui.binding_ids import BINDING_IDS  # a plain list: no textual
 
     for binding in config.raw.ui.keymap:
@@ -598,11 +614,11 @@ async def _start_mcp(agent, config, cwd: str, servers: list[str] | None = None):
     """(the agent with its MCP tools live, the manager to close); warnings on stderr."""
     from .mcp.manager import McpManager, resolve_agent
 
-    manager = McpManager(cwd=cwd)
+    manager = McpManager(cwd=cwd, redactor=config.redactor)
     manager.add_servers(config.mcp.servers, config.mcp.declarations)
     agent, warnings, _ = await resolve_agent(agent, manager, file=config.label, only=servers)
     for warning in warnings:
-        print(f"raw-tui: warning: {warning}", file=sys.stderr)
+        print(f"raw-tui: warning: {config.redactor.text(warning)}", file=sys.stderr)
     return agent, manager
 
 

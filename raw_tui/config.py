@@ -111,9 +111,9 @@ class Agent:
     def model_tools(self) -> list[Any]:
         """Tools the model may see: exposed and not denied outright, in tools.use order, then
         MCP tools sorted by alias (a stable prompt prefix). An MCP tool whose server has not
-        started (yet) is not among them."""
+        started (yet), or has ended, is not among them."""
         tools = [t for t in self.tools.tools if self.rules.unconditional(t.identity)[0] != "deny"
-                 and not getattr(t, "pending", False)]
+                 and getattr(t, "available", True)]
         plain = [t for t in tools if not getattr(t, "is_mcp", False)]
         mcp = sorted((t for t in tools if getattr(t, "is_mcp", False)), key=lambda t: t.name)
         return plain + mcp

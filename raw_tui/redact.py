@@ -127,3 +127,65 @@ def _longest_secret_start(text: str, values: tuple[str, ...]) -> int:
                 best = size
                 break
     return best
+
+
+class RedactedLog:
+    """A log written through a file descriptor (a child's stderr, `raw-tui acp`'s fds 1 and
+    2): `fd` is the write end of a pipe whose other end a thread copies to `path` (appended)
+    with every secret the redactor knows (now or later) replaced. The last `TAIL_CHARS` of
+    what was written are kept (`tail()`). `close()` closes our write end and waits (bounded)
+    for the copy to end: it ends when every process holding the write end has closed it."""
+
+    TAIL_CHARS = 4096
+
+    def __init__(self, path, redactor: Redactor, *, name: str = "redacted-log") -> None:
+        import os
+        import threading
+
+        self._file = open(path, "ab", buffering=0)
+        read_fd, self.fd = os.pipe()
+        self._redactor = redactor
+        self._tail = ""
+        self._done = threading.Event()
+        threading.Thread(target=self._copy, args=(read_fd,), name=name, daemon=True).start()
+
+    def _copy(self, read_fd: int) -> None:
+        import codecs
+        import os
+
+        decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+        shown = self._redactor.stream()
+        try:
+            while chunk := os.read(read_fd, 65536):
+                self._write(shown.feed(decoder.decode(chunk)))
+            self._write(shown.feed(decoder.decode(b"", final=True)) + shown.flush())
+        except OSError:
+            pass
+        finally:
+            os.close(read_fd)
+            self._file.close()
+            self._done.set()
+
+    def _write(self, text: str) -> None:
+        if text:
+            self._file.write(text.encode("utf-8", "surrogateescape"))
+            self._tail = (self._tail + text)[-self.TAIL_CHARS:]
+
+    def tail(self) -> str:
+        return self._tail
+
+    def drained(self, timeout: float) -> bool:
+        """Wait until every writer closed the pipe and the copy ended (or `timeout`)."""
+        return self._done.wait(timeout)
+
+    def close_fd(self) -> None:
+        """Close our write end (once the children that write to it have their own copy)."""
+        import os
+
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def close(self, timeout: float = 1.0) -> None:
+        self.close_fd()
+        self.drained(timeout)

@@ -51,8 +51,10 @@ def _request(method):
 
 class RawAgent:
     def __init__(self, open_session: Callable[..., Any], *, store: Any, version: str,
-                 flags: ClientFlags | None = None) -> None:
+                 flags: ClientFlags | None = None, config: Any = None,
+                 agent: Any = None) -> None:
         self.open_session = open_session
+        self.config, self.agent = config, agent  # what `_raw/runtime/info` describes
         self.store = store
         self.version = version
         self.conn: Any = None
@@ -204,12 +206,14 @@ class RawAgent:
     # extensions ----------------------------------------------------------------------------
     @_request
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if method in ("raw/panel/action", "raw/tool/register"):
+        if method in ("raw/panel/action", "raw/tool/register", "raw/runtime/info"):
             self._initialized()
         if method == "raw/panel/action":
             return await self._panel_action(params)
         if method == "raw/tool/register":
             return self._register_tool(params)
+        if method == "raw/runtime/info":
+            return await self._runtime_info(params)
         from acp import RequestError
 
         raise RequestError.method_not_found(f"_{method}")
@@ -240,6 +244,24 @@ class RawAgent:
                                                else codes.INVALID_PARAMS),
                         reply.message or code, {"code": code})
         return {"operationId": uuid.uuid4().hex, "message": reply.message}
+
+    async def _runtime_info(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`_raw/runtime/info {sessionId?}` (needs `runtimeInfo`): the agent, its limits and
+        rules, and with a session its tools and MCP catalog (once its servers started)."""
+        from .runtime_info import runtime_info
+
+        if not (self.flags and self.flags.runtime_info):
+            raise error(codes.NOT_NEGOTIATED, "_raw/runtime/info needs _meta.raw.runtimeInfo")
+        for key in params:
+            if key != "sessionId":
+                raise error(codes.INVALID_PARAMS, f"runtime info: unknown field {key}")
+        if "sessionId" not in params:
+            if self.config is None or self.agent is None:
+                raise error(codes.INVALID_PARAMS, "sessionId: required here")
+            return runtime_info(self.version, self.config, self.agent)
+        session = self._bridge(_string(params, "sessionId")).session
+        await session.mcp_ready()
+        return runtime_info(self.version, session.config, session.agent, session)
 
     def _register_tool(self, params: dict[str, Any]) -> dict[str, Any]:
         """`_raw/tool/register {sessionId, name, description?, inputSchema}`: a tool the client

@@ -5,6 +5,8 @@ protocol and pointed at the log file (and /dev/null), so nothing a tool, a hook 
 prints can reach the client. Diagnostics go to `acp.log` under the state directory, and so
 does fd 2 once the config has loaded: a client that reads stderr only at exit (Toad) never
 blocks on a full pipe. Stderr gets one line for a config error (exit 2) and nothing else.
+Everything reaches the log through the config's redactor (a pipe a thread copies from), so
+no credential is kept there, whoever wrote it (a log record, a print, a child process).
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ def cmd_acp(args) -> int:
     # server the client supplies in session/new
     config = load(args, client_mcp=True)
     agent_config = config.agent(args.agent)
-    log_file = _start_logging()
-    protocol_in, protocol_out = _take_stdio(log_file)
+    log = _start_logging(config.redactor)
+    protocol_in, protocol_out = _take_stdio(log.fd)
     sdk = threading.Thread(target=_import_sdk, name="acp-import", daemon=True)
     sdk.start()  # the SDK loads while the client's `initialize` is answered here
     first, rest = _read_line(protocol_in.fileno())
@@ -52,6 +54,8 @@ def cmd_acp(args) -> int:
                           pending=first + rest, flags=flags))
     except KeyboardInterrupt:
         pass
+    finally:
+        _end_logging(log)
     return 0
 
 
@@ -73,7 +77,8 @@ async def serve(config, agent_config, protocol_in, protocol_out, *, store=None,
                        interactive=True, session_id=session_id, history=history, forms=forms,
                        mcp_servers=mcp_servers, previews=previews)
 
-    agent = RawAgent(open_session, store=store, version=__version__, flags=flags)
+    agent = RawAgent(open_session, store=store, version=__version__, flags=flags,
+                     config=config, agent=agent_config)
     reader, writer = await _streams(protocol_in, protocol_out, pending)
     conn = connect(agent, writer, reader, listening=False)
     try:
@@ -112,21 +117,44 @@ def _write_all(fd: int, data: bytes) -> None:
         data = data[os.write(fd, data):]
 
 
-def _start_logging():
+def _start_logging(redactor):
+    """The log (`acp.log`, appended) behind a redacting pipe; the root logger writes there."""
+    from ..redact import RedactedLog
+
     path = log_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    log_file = open(path, "a", buffering=1, encoding="utf-8")
-    handler = logging.StreamHandler(log_file)
+    log = RedactedLog(path, redactor, name="acp-log")
+    stream = os.fdopen(os.dup(log.fd), "w", buffering=1, encoding="utf-8",
+                       errors="backslashreplace")
+    handler = logging.StreamHandler(stream)
     handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s "
                                            "%(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
     logging.captureWarnings(True)
-    return log_file
+    return log
 
 
-def _take_stdio(log_file):
+def _end_logging(log) -> None:
+    """Everything written reaches the file: our write ends closed, the copy drained (bounded:
+    a daemon a command left may still hold fd 2)."""
+    logging.shutdown()
+    for handler in logging.getLogger().handlers:
+        stream = getattr(handler, "stream", None)
+        if stream is not None:
+            stream.close()
+    logging.getLogger().handlers[:] = []
+    sys.stdout.flush()
+    sys.stderr.flush()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):  # still open for whatever writes at exit, no longer the pipe
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    log.close(timeout=2.0)
+
+
+def _take_stdio(log_fd: int):
     """Duplicate fd 0 and fd 1 for the protocol; fd 0 becomes /dev/null, fd 1 and fd 2 the
     log, so children (hooks, bash) and stray prints never touch the protocol streams."""
     protocol_in = os.fdopen(os.dup(0), "rb", buffering=0)
@@ -136,8 +164,8 @@ def _take_stdio(log_file):
     os.close(devnull)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.dup2(log_file.fileno(), 1)
-    os.dup2(log_file.fileno(), 2)
+    os.dup2(log_fd, 1)
+    os.dup2(log_fd, 2)
     return protocol_in, protocol_out
 
 

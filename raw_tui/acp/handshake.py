@@ -18,7 +18,8 @@ from ..jsonstrict import JsonError, decode
 # `_meta.raw` flags a client may send (booleans), and those raw-tui serves.
 KNOWN_FLAGS = ("runtimeInfo", "sessionConfigure", "toolRegister", "toolCall", "sessionCompact",
                "toolCancel", "panelsV2", "interactions", "panels")
-SERVED_FLAGS = ("panelsV2", "interactions", "toolRegister", "toolCall", "toolCancel")
+SERVED_FLAGS = ("runtimeInfo", "panelsV2", "interactions", "toolRegister", "toolCall",
+                "toolCancel")
 PROTOCOL_VERSION = 1
 
 
@@ -31,6 +32,7 @@ class ClientFlags:
     tool_register: bool = False
     tool_call: bool = False
     tool_cancel: bool = False
+    runtime_info: bool = False
 
 
 class FlagError(ValueError):
@@ -51,7 +53,8 @@ def read_flags(offered: Any) -> ClientFlags:
                        interactions=offered.get("interactions") is True,
                        tool_register=offered.get("toolRegister") is True,
                        tool_call=offered.get("toolCall") is True,
-                       tool_cancel=offered.get("toolCancel") is True)
+                       tool_cancel=offered.get("toolCancel") is True,
+                       runtime_info=offered.get("runtimeInfo") is True)
 
 
 def initialize_result(version: str) -> dict[str, Any]:

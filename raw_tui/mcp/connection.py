@@ -12,8 +12,11 @@ selected server starts.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import os
+import signal
+import weakref
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +28,19 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import PaginatedRequestParams
 
+from ..redact import RedactedLog, Redactor
 from .config import MissingVariable, ServerConfig, StdioServer, expand
 from .results import McpFailure
 
 Progress = Callable[[float, float | None, str | None], None]
+
+# how much of a dead server's stderr its notice quotes, and how long its exit status is
+# waited for once its stdout closed (the child watcher reports the exit just after)
+STDERR_TAIL_LINES = 3
+STDERR_TAIL_CHARS = 300
+EXIT_STATUS_WAIT_S = 1.0
+STDERR_DRAIN_S = 1.0  # a server's stderr copied to its log after it ended (its children
+                      # may hold the pipe: bounded)
 
 
 @dataclass
@@ -42,7 +54,8 @@ class Connection:
     """A started server: `start()` (connect and discover), `call()`, `close()`."""
 
     def __init__(self, name: str, config: ServerConfig, *, cwd: str, log_file: Path,
-                 on_death: Callable[[str], None] | None = None, literal: bool = False) -> None:
+                 on_death: Callable[[str, str, str], None] | None = None, literal: bool = False,
+                 redactor: Redactor | None = None) -> None:
         self.name = name
         self.literal = literal  # env/header values as given (an ACP client's): no ${VAR}
         self.on_death = on_death
@@ -53,13 +66,19 @@ class Connection:
         self.session: ClientSession | None = None
         self.tools: list[ListedTool] = []
         self.dead = False  # the connection closed under us (the server exited)
+        self.redactor = redactor if redactor is not None else Redactor()
+        self._process: Any = None  # a stdio server's process (its exit status)
+        self._stderr: RedactedLog | None = None  # a stdio server's stderr, to its log file
+        self._death: asyncio.Task | None = None  # saying the server ended
         self._owner: asyncio.Task | None = None
         self._ready: asyncio.Future | None = None
         self._closing = asyncio.Event()
 
     # life ----------------------------------------------------------------------------------
     async def start(self) -> list[ListedTool]:
-        """Connect and discover within `timeout_ms`; McpFailure when the server cannot start."""
+        """Connect and discover within `timeout_ms`; McpFailure when the server cannot start.
+        Once started, the end of the server (its process exits or the stream closes) is seen
+        as it happens: `dead` is set and `on_death(name, why, stderr_tail)` is called once."""
         loop = asyncio.get_running_loop()
         self._ready = loop.create_future()
         # a failure nobody awaits any more (a start cancelled by a close) is no stray
@@ -91,8 +110,17 @@ class Connection:
             async with AsyncExitStack() as stack:
                 # the transport and the session are entered outside the deadline's scope:
                 # scopes must nest, and theirs live on after it
-                read, write = await stack.enter_async_context(self._transport(stack))
-                session = await stack.enter_async_context(ClientSession(read, write))
+                spawned: list[Any] = []
+                token = _SPAWNED.set(spawned)
+                try:
+                    read, write = await stack.enter_async_context(self._transport(stack))
+                finally:
+                    _SPAWNED.reset(token)
+                    if self._stderr is not None:
+                        self._stderr.close_fd()  # the server has its own copy
+                self._process = spawned[0] if spawned else None
+                session = await stack.enter_async_context(
+                    ClientSession(_WatchedStream(read, self._stream_ended), write))
                 with anyio.fail_after(self.timeout_s):
                     await session.initialize()
                     self.tools = await self._discover(session)
@@ -113,8 +141,12 @@ class Connection:
             env = {**os.environ, **self._values(config.env)}
             params = StdioServerParameters(command=config.command, args=list(config.args),
                                            env=env, cwd=self.cwd)
-            errlog = stack.enter_context(open(self.log_file, "a", encoding="utf-8"))
-            return stdio_client(params, errlog=errlog)
+            # its stderr goes to the log file through the redactor (it may echo its env)
+            self._stderr = stderr = RedactedLog(self.log_file, self.redactor,
+                                                name=f"mcp:{self.name}:stderr")
+            stack.push_async_callback(asyncio.to_thread, stderr.close, STDERR_DRAIN_S)
+            _probe_spawns()
+            return stdio_client(params, errlog=stderr.fd)  # type: ignore[arg-type]
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -164,6 +196,51 @@ class Connection:
             return McpFailure(f"MCP server {self.name}: start cancelled")
         return McpFailure(f"MCP server {self.name} could not start ({_kind(err)})")
 
+    # death -------------------------------------------------------------------------------
+    def _stream_ended(self) -> None:
+        """The server's stream ended without our close: it exited or closed its stdout."""
+        if self._closing.is_set() or self.session is None or self.dead:
+            return
+        self.dead = True  # at once: a call from now on is refused
+        self._death = asyncio.get_running_loop().create_task(self._report_death(),
+                                                             name=f"mcp:{self.name}:death")
+
+    async def death_reported(self) -> None:
+        """Wait until a death seen before now has been said (bounded: its exit status and
+        stderr are waited for at most EXIT_STATUS_WAIT_S each)."""
+        if self._death is not None:
+            await asyncio.shield(self._death)
+
+    async def _report_death(self) -> None:
+        process = self._process
+        if process is not None:
+            waited = 0.0
+            while process.returncode is None and waited < EXIT_STATUS_WAIT_S:
+                await asyncio.sleep(0.01)
+                waited += 0.01
+        status = process.returncode if process is not None else None
+        self._ended(_exit_text(status), await self._stderr_tail(), force=True)
+
+    def _ended(self, why: str, tail: str = "", *, force: bool = False) -> None:
+        """Say once that the server ended (`force`: the watch, which saw the end before any
+        close and already set `dead`)."""
+        if self.dead and not force or not force and self._closing.is_set():
+            self.dead = True
+            return
+        self.dead = True
+        if self.on_death is not None:
+            self.on_death(self.name, why, tail)
+
+    async def _stderr_tail(self) -> str:
+        """The last lines this server wrote on its stderr (one line, clipped, redacted)."""
+        stderr = self._stderr
+        if stderr is None:
+            return ""
+        await asyncio.to_thread(stderr.drained, EXIT_STATUS_WAIT_S)
+        lines = [line.strip() for line in stderr.tail().splitlines() if line.strip()]
+        tail = " / ".join(lines[-STDERR_TAIL_LINES:])
+        return tail if len(tail) <= STDERR_TAIL_CHARS else "…" + tail[-STDERR_TAIL_CHARS:]
+
     # calls ---------------------------------------------------------------------------------
     async def call(self, tool: str, arguments: dict[str, Any], *,
                    progress: Progress | None = None) -> dict[str, Any]:
@@ -186,10 +263,8 @@ class Connection:
                                                  progress_callback=on_progress)
         except (MCPError, RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError,
                 OSError, ValueError) as err:
-            if _closed(err) and not self.dead:
-                self.dead = True
-                if self.on_death is not None:
-                    self.on_death(self.name)
+            if _closed(err):
+                self._ended("it closed the connection")
             raise McpFailure(f"MCP call failed: {self.name}") from None
         except BaseExceptionGroup as group:
             if group.subgroup(asyncio.CancelledError) is not None:
@@ -234,14 +309,107 @@ def _closed(err: BaseException) -> bool:
         "connection closed" in str(err).lower()
 
 
-def route_sdk_logs(log_file: Path) -> None:
-    """The SDK logs through `logging` (parse errors with tracebacks): to the log file, never
-    to the terminal."""
+def _exit_text(status: int | None) -> str:
+    if status is None:
+        return "it closed the connection"
+    if status < 0:
+        try:
+            return f"killed by {signal.Signals(-status).name}"
+        except ValueError:
+            return f"killed by signal {-status}"
+    return f"exit status {status}"
+
+
+class _WatchedStream:
+    """The transport's read stream as the SDK reads it, telling the connection the moment it
+    ends (the server exited or closed its stdout), not at the next call. No extra hop: each
+    message is the inner stream's."""
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    @property
+    def last_context(self) -> Any:  # the SDK reads it duck-typed from context streams
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_end()
+            raise
+
+    def __aiter__(self) -> "_WatchedStream":
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> "_WatchedStream":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+
+# The SDK's stdio transport does not hand out the server's process; its exit status is what
+# a death notice says. The spawn function is wrapped once so that the task entering the
+# transport (the connection's owner, which sets this list) gets the process it started.
+_SPAWNED: contextvars.ContextVar[list | None] = contextvars.ContextVar("mcp_spawned",
+                                                                       default=None)
+
+
+def _probe_spawns() -> None:
+    import mcp.client.stdio as stdio
+
+    spawn = getattr(stdio, "_create_platform_compatible_process", None)
+    if spawn is None or getattr(spawn, "raw_tui_probe", False):
+        return  # another SDK layout: the notice then says only that the server ended
+
+    async def probed(*args: Any, **kwargs: Any) -> Any:
+        process = await spawn(*args, **kwargs)
+        found = _SPAWNED.get()
+        if found is not None:
+            found.append(process)
+        return process
+
+    probed.raw_tui_probe = True  # type: ignore[attr-defined]
+    stdio._create_platform_compatible_process = probed
+
+
+def route_sdk_logs(log_file: Path, redactor: Redactor) -> None:
+    """The SDK logs through `logging` (parse errors with tracebacks, quoting what a server
+    sent): to the log file, never to the terminal, each record redacted."""
     logger = logging.getLogger("mcp")
     logger.propagate = False
-    if not any(getattr(h, "_raw_tui", False) for h in logger.handlers):
+    handler = next((h for h in logger.handlers if isinstance(h.formatter, _RedactingFormatter)),
+                   None)
+    if handler is None:
         handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
-        handler._raw_tui = True  # type: ignore[attr-defined]
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        handler.setFormatter(_RedactingFormatter(
+            "%(asctime)s %(name)s %(levelname)s %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
+    handler.formatter.redactors.add(redactor)  # type: ignore[union-attr]
+
+
+class _RedactingFormatter(logging.Formatter):
+    """A log record's whole text (message, arguments, traceback) with the secrets of every
+    live configuration's redactor replaced (the SDK's logger is one per process)."""
+
+    def __init__(self, fmt: str) -> None:
+        super().__init__(fmt)
+        self.redactors: weakref.WeakSet[Redactor] = weakref.WeakSet()
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        for redactor in list(self.redactors):
+            text = redactor.text(text)
+        return text

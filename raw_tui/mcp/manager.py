@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import ConfigError
+from ..redact import Redactor
 from .config import ServerConfig, secret_values
 
 LOG_DIR_NAME = "mcp"
@@ -28,13 +29,13 @@ LOG_DIR_NAME = "mcp"
 class McpManager:
     def __init__(self, *, cwd: str, log_dir: Path | None = None,
                  notify: Callable[[str], None] | None = None,
-                 register_secret: Callable[[str], None] | None = None) -> None:
+                 redactor: Redactor | None = None) -> None:
         self.cwd = cwd
         self.log_dir = log_dir
         self.notify = notify  # a warning for the user (a server that died mid-session)
-        # the redactor's register (config.redactor.register): each server's expanded env
-        # and header values (and its url) are registered when the server is added
-        self.register_secret = register_secret
+        # the config's redactor: each server's expanded env and header values (and its url)
+        # are registered when the server is added; the servers' stderr logs go through it
+        self.redactor = redactor if redactor is not None else Redactor()
         self.servers: dict[str, ServerConfig] = {}
         self.declarations: dict[str, dict[str, list[Any]]] = {}
         self.literal: set[str] = set()  # servers whose env/header values are not expanded
@@ -57,9 +58,8 @@ class McpManager:
             self.declarations[name] = dict((declarations or {}).get(name, {}))
             if literal:
                 self.literal.add(name)
-            if self.register_secret is not None:
-                for value in secret_values(server, literal=literal):
-                    self.register_secret(value)
+            for value in secret_values(server, literal=literal):
+                self.redactor.register(value)
 
     def secrets(self) -> list[str]:
         """Every credential of the known servers, expanded (for redaction)."""
@@ -87,9 +87,10 @@ class McpManager:
         if server is None:
             return McpFailure(f"unknown MCP server {name}")
         log_dir = self._log_dir()
-        route_sdk_logs(log_dir / "sdk.log")
+        route_sdk_logs(log_dir / "sdk.log", self.redactor)
         connection = Connection(name, server, cwd=self.cwd, log_file=log_dir / f"{name}.log",
-                                on_death=self._died, literal=name in self.literal)
+                                on_death=self._died, literal=name in self.literal,
+                                redactor=self.redactor)
         self._connections[name] = connection
         try:
             return await connection.start()
@@ -97,9 +98,14 @@ class McpManager:
             await connection.close()
             return failure
 
-    def _died(self, name: str) -> None:
+    def _died(self, name: str, why: str, stderr_tail: str) -> None:
+        """A started server ended (exited, killed, or its stream closed): said at once. Its
+        tools are unavailable from now on (`McpTool.available`); it is not restarted (MCP-ACP.md
+        §1.4: a transport error closes the connection, nothing reconnects)."""
         if self.notify is not None and not self._closed:
-            self.notify(f"MCP server {name} stopped; its tools fail until the session restarts")
+            said = f"; its last stderr: {stderr_tail}" if stderr_tail else ""
+            self.notify(f"MCP server {name} ended ({why}){said}; its tools are unavailable "
+                        "for the rest of the session")
 
     def connection(self, name: str) -> Any:
         return self._connections.get(name)
@@ -113,7 +119,9 @@ class McpManager:
 
     async def close(self) -> None:
         """End every server; waits for their owners (a stdio server gets its stdin closed,
-        then 2 s, then its process tree is killed)."""
+        then 2 s, then its process tree is killed). A server that ended before is said first."""
+        await asyncio.gather(*(c.death_reported() for c in self._connections.values()),
+                             return_exceptions=True)
         self._closed = True
         for task in self._starts.values():
             if not task.done():

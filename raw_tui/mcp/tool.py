@@ -51,6 +51,11 @@ class McpTool:
         return self.connection is None
 
     @property
+    def available(self) -> bool:
+        """Started, and its server has not ended since (a dead server is not restarted)."""
+        return self.connection is not None and not self.connection.dead
+
+    @property
     def implicit_panels(self) -> bool:
         """No declaration: the tool may write any panel id it owns."""
         return not self.declarations

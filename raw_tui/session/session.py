@@ -174,11 +174,14 @@ class Session:
         """A warning: a notice under the UI; one line on stderr otherwise (a headless run's
         stdout carries only its output)."""
         if self.interactive:
-            self.bus.publish(ev.Notice(level="warning", message=message))
+            self.bus.publish(ev.Notice(level="warning", message=message))  # redacted there
         else:
             import sys
 
-            print(f"raw-tui: warning: {message}", file=sys.stderr)
+            from ..termsafe import escape_controls
+
+            line = escape_controls(self.redactor.text(message), keep_lines=False)
+            print(f"raw-tui: warning: {line}", file=sys.stderr)
 
     async def close(self) -> None:
         if self._closed:
@@ -508,9 +511,12 @@ class Session:
         # the tools go along: a provider may refuse tool calls in a request without them
         summary, _ = await self._stream(turn_id, messages, self._tool_definitions(),
                                         publish=False)
-        summary = summary.strip() or "(the model gave no summary)"
+        # what the model reads from now on is what the history keeps: no secret (a panel's
+        # state is kept in memory as the tool wrote it; the summary may quote one)
+        summary = self.redactor.text(summary.strip() or "(the model gave no summary)")
         self.last_usage = None  # the summary request's size says nothing about the new context
         reminder = self.panels.reminder()
+        reminder = self.redactor.text(reminder) if reminder is not None else None
         self.conversation.compact(summary, kept, reminder)
         self.bus.publish(ev.Compaction(summary=summary, kept_turns=kept,
                                        **_opt(reminder=reminder), turn_id=turn_id))
@@ -573,7 +579,7 @@ def _mcp_manager(config, cwd: str, warn, redactor: Redactor,
     from ..mcp.manager import McpManager
 
     # credentials never leave (issue 9 §4)
-    manager = McpManager(cwd=cwd, notify=warn, register_secret=redactor.register)
+    manager = McpManager(cwd=cwd, notify=warn, redactor=redactor)
     mcp = getattr(config, "mcp", None)
     if mcp is not None:
         manager.add_servers(mcp.servers, mcp.declarations)

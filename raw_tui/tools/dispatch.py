@@ -207,7 +207,8 @@ class Dispatcher:
     def check_exposure(self, call: _Call) -> None:
         report = call.report
         tool = self.agent.tools.find(call.name)
-        if tool is None or getattr(tool, "pending", False):  # an MCP server not started
+        # an MCP tool whose server has not started, or has ended
+        if tool is None or not getattr(tool, "available", True):
             raise Stop("exposure", errors.TOOL_NOT_EXPOSED, f"tool unavailable: {call.name}")
         call.tool = tool
         report.identity, report.name = tool.identity, tool.name

@@ -119,7 +119,8 @@ async def rig(tmp_path: Path, lines: list[Any] | Callable[[], list[Any]] = (), *
                        session_id=session_id, history=history, provider=model, forms=forms,
                        mcp_servers=mcp_servers, previews=previews)
 
-    agent = RawAgent(open_session, store=store, version="test")
+    agent = RawAgent(open_session, store=store, version="test", config=config,
+                     agent=config.agent())
     client = client or RecordingClient()
     agent_end, client_end = memory_transport_pair()
     agent_conn = connect(agent, agent_end)

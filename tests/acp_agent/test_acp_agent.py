@@ -43,7 +43,7 @@ async def test_initialize_advertises_protocol_1_sessions_and_raw_flags(tmp_path)
     assert wire["agentInfo"]["name"] == "raw-tui"
     assert wire["authMethods"] == []
     assert (caps["mcpCapabilities"]["http"], caps["mcpCapabilities"]["sse"]) == (True, False)
-    assert wire["_meta"]["raw"] == {"panelsV2": True, "interactions": True,
+    assert wire["_meta"]["raw"] == {"runtimeInfo": True, "panelsV2": True, "interactions": True,
                                     "toolRegister": True, "toolCall": True, "toolCancel": True}
 
 
@@ -637,3 +637,46 @@ async def test_a_read_has_no_diff(tmp_path):
         await r.prompt(sid, "read")
     [call] = r.client.of("tool_call")
     assert not call.content
+
+
+# -- _raw/runtime/info ------------------------------------------------------------------------------
+
+async def test_runtime_info_describes_the_agent_its_tools_and_its_mcp_catalog(tmp_path):
+    """MCP-ACP.md §2.6: `{agent, limits, mcpSelection, toolPolicy, tools, mcpCatalog}` (plus
+    raw-tui's `version` and `config`), never a credential; it needs `runtimeInfo`."""
+    from raw_tui.mcp.config import alias as mcp_alias
+    from tests.mcpgate.mcp_kit import fixture_server, load, mcp_config
+
+    key = "sk-runtime-info-0123456789SECRET"
+    rules = [{"match": "builtin/bash", "effect": "ask", "when": {
+        "source": "arguments", "any": "commands[*].command", "regex": key}}]
+    path = mcp_config(tmp_path, {"fx": fixture_server()},
+                      ["builtin/read_file", "builtin/bash", "mcp/fx/echo"], rules=rules)
+    config = load(path, tmp_path)
+    config.redactor.register(key)
+    async with rig(tmp_path, config=config) as r:
+        sid = await r.start(raw={**TOOL_FLAGS})
+        refused = await error_of(r.conn.ext_method("raw/runtime/info", {"sessionId": sid}))
+        assert refused.code == -32003
+    async with rig(tmp_path / "b", config=config) as r:
+        sid = await r.start(raw={**TOOL_FLAGS, "runtimeInfo": True})
+        await register(r, sid)
+        bare = await r.conn.ext_method("raw/runtime/info", {})
+        info = await r.conn.ext_method("raw/runtime/info", {"sessionId": sid})
+        unknown = await error_of(r.conn.ext_method("raw/runtime/info", {"sessionId": "nope"}))
+        extra = await error_of(r.conn.ext_method("raw/runtime/info", {"verbose": True}))
+    assert (unknown.code, extra.code) == (-32001, -32602)
+    assert bare["tools"] == [] and bare["mcpCatalog"] == []
+    assert info["version"] == "test" and info["config"] == str(path)
+    assert info["agent"]["name"] == "main" and info["agent"]["method"] == "scripted"
+    assert info["limits"]["maxSteps"] == 25 and info["limits"]["requestTimeoutMs"] == 120000
+    assert info["mcpSelection"] == {"fx": ["echo"]}
+    assert info["toolPolicy"][0]["when"]["regex"] == "[redacted]"
+    assert key not in json.dumps(info) and key not in json.dumps(bare)
+    origins = {t["alias"]: t["origin"] for t in info["tools"]}
+    assert origins["read_file"] == "built-in" and origins["bash"] == "built-in"
+    assert origins[mcp_alias("fx", "echo")] == "fx"
+    assert [o for a, o in origins.items() if a.startswith("raw_open_editor_")] == ["peer"]
+    catalog = {t["originalName"]: t["exposed"] for t in info["mcpCatalog"]}
+    assert catalog == {"echo": True, "hidden_0": False, "hidden_1": False, "sleepy": False}
+    assert {t["server"] for t in info["mcpCatalog"]} == {"fx"}

@@ -16,12 +16,16 @@ import acp
 from tests.acp_agent.kit import RecordingClient
 from tests.helpers import write_config, write_tool
 
+# a credential of the config (an MCP server's env value): acp.log must not keep it
+SECRET = "acp-log-0123456789-SECRET"
 NOISY_TOOL = '''
-import os, sys
+import logging, os, sys
+SECRET = "acp-log-0123456789-" + "SECRET"
 def handler(args, ctx):
-    print("stray print on stdout")
+    print("stray print on stdout " + SECRET)
     os.write(1, b"stray bytes on fd 1\\n")
-    print("stray print on stderr", file=sys.stderr)
+    print("stray print on stderr " + SECRET, file=sys.stderr)
+    logging.getLogger("noisy").warning("logged %s", SECRET)
     return "noisy done"
 '''
 
@@ -39,8 +43,10 @@ def agent_env(home: Path) -> dict[str, str]:
 def scripted_config(tmp_path: Path, lines: list[dict], **agent) -> Path:
     cfg = tmp_path / "cfg"
     write_tool(cfg, "noisy", NOISY_TOOL)
+    server = {"transport": "stdio", "command": "unused-server", "env": {"TOKEN": SECRET}}
     path = write_config(cfg, {"tools": {"use": ["builtin/read_file", "builtin/write_file",
-                                                "agent/noisy"], **agent}})
+                                                "agent/noisy"], **agent}},
+                        extra={"mcp": {"servers": {"unused": server}}})
     (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
 
@@ -80,6 +86,8 @@ async def test_a_subprocess_session_with_an_ask_keeps_stdout_for_the_protocol(
     log = (isolated_home / "state" / "raw-tui" / "acp.log").read_text()
     assert "stray print on stdout" in log and "stray bytes on fd 1" in log
     assert "stray print on stderr" in log
+    assert "logged [redacted]" in log and "stray print on stderr [redacted]" in log
+    assert SECRET not in log  # credentials never leave, not even to the log
     assert "initialize (early)" in log  # answered before the SDK had loaded
 
 

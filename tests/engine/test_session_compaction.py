@@ -159,3 +159,29 @@ async def test_clear_survives_a_resume(tmp_path):
     await again.session.run_turn("second")
     assert again.model.requests[0].texts() == ["second"]
     assert again.of(ev.AssistantText)[0].text == "two"
+
+
+async def test_the_panel_reminder_and_the_summary_carry_no_secret(tmp_path):
+    """A panel's state and the model's summary may quote a configured secret: the context
+    after a compaction holds `[redacted]` instead, as the saved history does, so a resumed
+    session rebuilds the very same context (issue 9 §4)."""
+    key = "sk-compact-0123456789SECRET"
+    board = {"name": "board", "arguments": {"text": f"token {key}"}}
+    store = HistoryStore(tmp_path / "history.sqlite3")
+    cfg = config(tmp_path, keep_turns=1)
+    cfg.redactor.register(key)
+    h = make_session(tmp_path, [
+        {"text": "Planning.", "tool_calls": [board]}, {"text": "one"},
+        {"text": "two"},
+        {"text": f"SUMMARY: the board holds {key}."},
+        {"text": "three"}], config=cfg, store=store)
+    for prompt in ("first", "second", "/compact", "third"):
+        await h.session.run_turn(prompt)
+    last = h.model.requests[-1]
+    assert key not in last.wire()
+    messages = roles_and_texts(last)
+    assert messages[0][1].endswith("SUMMARY: the board holds [redacted].")
+    assert messages[1][1].startswith("[Raw panel state]\n")
+    assert "BOARD-CONTEXT token [redacted]" in messages[1][1]
+    history = store.events(h.session.session_id)
+    assert Conversation.from_events(history).messages() == h.session.conversation.messages()

@@ -114,9 +114,39 @@ async def test_a_server_crashing_mid_call_is_a_call_error_and_a_notice(tmp_path)
     h = await run_calls(tmp_path, ["crash", "after"])
     first, second = results(h)
     assert (first.code, first.content[0]["text"]) == ("mcp_call_error", "MCP call failed: fx")
-    assert second.code == "mcp_call_error"
+    # the server is gone: its tools are no longer exposed (no restart: MCP-ACP.md §1.4)
+    assert (second.code, second.content[0]["text"]) == (
+        "tool_not_exposed", f"tool unavailable: {alias('fx', 'echo')}")
     notices = [n.message for n in h.of(ev.Notice)]
-    assert any("MCP server fx stopped" in n for n in notices), notices
+    assert len([n for n in notices if "MCP server fx ended" in n]) == 1, notices
+    assert "exit status 4" in notices[-1], notices
+
+
+async def test_a_server_dying_while_idle_is_said_at_once(tmp_path):
+    """The death is a notice as it happens (which server, its exit status, its stderr's
+    last words), not news at the next call; its tools then leave the model's list and a call
+    of one is `tool_not_exposed`."""
+    lines = [call_line("fx", "echo", {"value": "exitlater"}, "c0"), {"text": "ok"},
+             call_line("fx", "echo", {"value": "x"}, "c1"), {"text": "done"}]
+    h = mcp_session(tmp_path, {"fx": fixture_server()}, [ECHO], lines, interactive=True)
+    await h.session.open()
+    try:
+        await h.session.run_turn("first")
+        assert results(h)[0].content[0]["text"] == "will exit"
+        notice = await h.wait_for(ev.Notice, timeout=5)  # no call made meanwhile
+        assert notice.level == "warning"
+        assert "MCP server fx ended (exit status 7)" in notice.message, notice.message
+        assert "THE-LAST-WORDS" in notice.message, notice.message
+        assert "tools are unavailable" in notice.message, notice.message
+        await h.session.run_turn("second")
+    finally:
+        await h.session.close()
+    second = results(h)[1]
+    assert (second.code, second.content[0]["text"]) == (
+        "tool_not_exposed", f"tool unavailable: {alias('fx', 'echo')}")
+    names = [t.name for t in h.model.requests[-1].tools]
+    assert alias("fx", "echo") not in names, names
+    assert len(h.of(ev.Notice)) == 1
 
 
 async def test_cancel_sends_mcp_cancellation_and_the_connection_survives(tmp_path):
@@ -332,3 +362,31 @@ async def test_an_ask_rule_on_an_mcp_tool_asks_and_runs_once_approved(tmp_path):
     await turn
     await h.session.close()
     assert results(h)[0].content[0]["text"] == "fx:echo:risky one"
+
+
+async def test_a_dead_servers_last_words_are_redacted_on_stderr_and_in_its_log(tmp_path, capfd):
+    """A headless session says the death on stderr; the stderr tail it quotes, and the
+    server's log file, hold no configured secret (the server's own `env` value here)."""
+    secret = "tok-0123456789-LASTWORDS-SECRET"
+    server = fixture_server(MCP_LAST_WORDS=secret)
+    lines = [call_line("fx", "echo", {"value": "exitlater"}, "c0"), {"text": "ok"}]
+    state = tmp_path / "state"
+    h = mcp_session(tmp_path, {"fx": server}, [ECHO], lines, interactive=False)
+    h.session.mcp.log_dir = state
+    err = ""
+    await h.session.open()
+    try:
+        await h.session.run_turn("first")
+        for _ in range(500):
+            err += capfd.readouterr().err
+            if "MCP server fx ended" in err:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        await h.session.close()
+    err += capfd.readouterr().err
+    log = (state / "fx.log").read_text()
+    assert "raw-tui: warning: MCP server fx ended (exit status 7)" in err, err
+    assert "fixture giving up: [redacted]" in err, err
+    assert secret not in err and secret not in log
+    assert "fixture giving up: [redacted]" in log, log

@@ -10,7 +10,8 @@ notifications are appended, one method a line). Tools: `echo {value}`, `hidden_N
 
 `echo`'s `value` picks what it does: progress (10 progress notifications 100 ms apart, then an
 answer), slow (250 ms), hang (no answer), image, jpeg, badimage, structured, panel, panels
-(two updates), error, resource, audio, big (20 MiB of text), crash (exits mid-call),
+(two updates), error, resource, audio, big (20 MiB of text), crash (exits mid-call), exitlater (answers, then exits 7 while idle, its last stderr line
+holding $MCP_LAST_WORDS),
 env:NAME (that variable's value), envcheck:NAME=VALUE (match or differ), cwd, stderr (writes to stderr); anything else echoes
 `LABEL:echo:VALUE`.
 """
@@ -124,6 +125,15 @@ def call(msg_id, name, args, meta):
     elif value.startswith("envcheck:"):  # envcheck:NAME=EXPECTED, without echoing a secret
         name, _, expected = value[9:].partition("=")
         result = text("match" if os.environ.get(name) == expected else "differ")
+    elif value.startswith("exitlater"):  # answer, then, idle, write a last line and exit 7
+        def later():
+            time.sleep(0.3)
+            words = os.environ.get("MCP_LAST_WORDS", "THE-LAST-WORDS")
+            sys.stderr.write(f"fixture giving up: {words}\n")
+            sys.stderr.flush()
+            os._exit(7)
+        threading.Thread(target=later, daemon=True).start()
+        result = text("will exit")
     elif value == "cwd":
         result = text(os.getcwd())
     elif value == "stderr":
