@@ -79,6 +79,17 @@ class RawApp(App):
         self.animation_level = "none"
         client.listen(self.bridge.deliver)
 
+    def get_driver_class(self):
+        """Textual's driver; on Linux one that survives a hung-up terminal (ui/driver.py)."""
+        driver = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver is LinuxDriver:
+            from .driver import HangupSafeDriver
+
+            return HangupSafeDriver
+        return driver
+
     def get_default_screen(self) -> Screen:
         info = self.client.info
         return MainScreen(agent=info.agent, model=info.model, max_steps=info.max_steps,
