@@ -19,11 +19,30 @@ HOST_MARK_ENV = "RAW_TUI_TEST_RUN"  # inherited by every session host a test sta
 
 
 def pytest_configure(config):
-    """Set RAW_TUI_TRANSPORT for this process and the apps the tests start (tmux, ssh)."""
+    """Set RAW_TUI_TRANSPORT for this process and the apps the tests start (tmux, ssh).
+    Mark every process the tests start, and start the reaper that ends them when this
+    pytest is gone, even killed (tests/reaper.py)."""
     os.environ[HOST_MARK_ENV] = str(os.getpid())
+    _start_reaper(os.environ[HOST_MARK_ENV])
     name = config.getoption("--transport")
     if name:
         os.environ[TRANSPORT_ENV] = name
+
+
+def _start_reaper(mark: str) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != HOST_MARK_ENV}
+    reaper = subprocess.Popen([sys.executable, "-m", "tests.reaper", mark], env=env,
+                              cwd=Path(__file__).resolve().parent.parent,
+                              start_new_session=True, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _reaper.append(reaper)
+
+
+_reaper: list = []  # kept, not collected: it outlives this process on purpose
 
 
 def pytest_report_header(config):

@@ -61,6 +61,31 @@ def server(place):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    # every tab's app ended with the server (the session's host outlives it by design; the
+    # autouse fixture ends it)
+    assert _tab_apps_left(place) == []
+
+
+def _tab_apps_left(place: Path, timeout: float = 10.0) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while True:
+        left = [cmd for cmd in _command_lines() if str(place) in cmd and "raw_tui.host" not in cmd]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+def _command_lines() -> list[str]:
+    lines = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                data = (entry / "cmdline").read_bytes()
+                if "\nState:\tZ" not in (entry / "status").read_text():
+                    lines.append(data.replace(b"\0", b" ").decode(errors="replace"))
+            except OSError:
+                continue
+    return lines
 
 
 def test_serve_answers_with_the_page_on_localhost(server):
