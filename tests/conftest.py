@@ -30,19 +30,19 @@ def pytest_configure(config):
 
 
 def _start_reaper(mark: str) -> None:
+    """Started through a launcher that exits at once, so the reaper is not a child of this
+    process: raw-tui's process trees count a child they did not start as an adopted orphan
+    (and take their slow path for it)."""
     import subprocess
     import sys
     from pathlib import Path
 
     env = {k: v for k, v in os.environ.items() if k != HOST_MARK_ENV}
-    reaper = subprocess.Popen([sys.executable, "-m", "tests.reaper", mark], env=env,
-                              cwd=Path(__file__).resolve().parent.parent,
-                              start_new_session=True, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _reaper.append(reaper)
-
-
-_reaper: list = []  # kept, not collected: it outlives this process on purpose
+    launcher = ("import subprocess, sys; subprocess.Popen(sys.argv[1:], start_new_session=True,"
+                " stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,"
+                " stderr=subprocess.DEVNULL)")
+    subprocess.run([sys.executable, "-c", launcher, sys.executable, "-m", "tests.reaper", mark],
+                   env=env, cwd=Path(__file__).resolve().parent.parent, check=True, timeout=60)
 
 
 def pytest_report_header(config):
