@@ -278,6 +278,7 @@ async def _run_ui(args) -> "int | str":
     """One app on one session: its exit code, or the id of the saved session to open next."""
     import os
 
+    from . import lifeline
     from .cancel import on_stop_signals
     from .client import TRANSPORT_ENV, InProcessTransport, with_transport
     from .paths import state_home
@@ -296,9 +297,13 @@ async def _run_ui(args) -> "int | str":
     app = RawApp(with_transport(os.environ.get(TRANSPORT_ENV), transport),
                  prefs_path=state_home() / UI_PREFS_FILE)
     signalled: list[int] = []
+    grace = lifeline.HOSTED_GRACE_S if getattr(transport, "detachable", False) else \
+        lifeline.IN_PROCESS_GRACE_S
+    lifeline.watch_output(1, grace)  # the terminal (or a tab's pipe) gone: SIGHUP
 
     def stop() -> None:  # SIGTERM, SIGHUP (an SSH drop), SIGINT from outside: end cleanly
         signalled.append(EXIT_CANCELLED)
+        lifeline.exit_later(grace)  # ... or at the latest then, when stuck on a dead terminal
         app.exit(return_code=EXIT_CANCELLED)
 
     try:

@@ -19,11 +19,30 @@ HOST_MARK_ENV = "RAW_TUI_TEST_RUN"  # inherited by every session host a test sta
 
 
 def pytest_configure(config):
-    """Set RAW_TUI_TRANSPORT for this process and the apps the tests start (tmux, ssh)."""
+    """Set RAW_TUI_TRANSPORT for this process and the apps the tests start (tmux, ssh).
+    Mark every process the tests start, and start the reaper that ends them when this
+    pytest is gone, even killed (tests/reaper.py)."""
     os.environ[HOST_MARK_ENV] = str(os.getpid())
+    _start_reaper(os.environ[HOST_MARK_ENV])
     name = config.getoption("--transport")
     if name:
         os.environ[TRANSPORT_ENV] = name
+
+
+def _start_reaper(mark: str) -> None:
+    """Started through a launcher that exits at once, so the reaper is not a child of this
+    process: raw-tui's process trees count a child they did not start as an adopted orphan
+    (and take their slow path for it)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != HOST_MARK_ENV}
+    launcher = ("import subprocess, sys; subprocess.Popen(sys.argv[1:], start_new_session=True,"
+                " stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,"
+                " stderr=subprocess.DEVNULL)")
+    subprocess.run([sys.executable, "-c", launcher, sys.executable, "-m", "tests.reaper", mark],
+                   env=env, cwd=Path(__file__).resolve().parent.parent, check=True, timeout=60)
 
 
 def pytest_report_header(config):

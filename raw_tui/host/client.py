@@ -148,8 +148,9 @@ class HostClient:
                 if isinstance(frame, wire.EventFrame):
                     if frame.seq <= self.seq:
                         continue  # seen already (in the snapshot)
-                    if frame.seq != self.seq + 1:
-                        self._end("gap", f"events {self.seq + 1}..{frame.seq - 1} missing")
+                    first = frame.first or frame.seq  # streamed text: events first..seq
+                    if first != self.seq + 1:
+                        self._end("gap", f"events {self.seq + 1}..{first - 1} missing")
                         return
                     self.seq = frame.seq
                     self.bus.publish(frame.event)

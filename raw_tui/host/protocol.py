@@ -18,7 +18,7 @@ import msgspec
 from .. import bus as ev
 from ..commands import AnyCommand, Reply, SavedSession, SessionInfo, UiSettings
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: `event` frames may join streamed text (`first`)
 MAX_FRAME_BYTES = 4 * 1024 * 1024  # one line from a client; longer closes that client
 HANDSHAKE_TIMEOUT_S = 10.0  # a client must say attach/probe within this
 SNAPSHOT_EVENTS = 500  # chat events in a snapshot; older ones come by `page`
@@ -87,8 +87,12 @@ class Snapshot(Frame, tag="snapshot"):
 
 
 class EventFrame(Frame, tag="event"):
+    """Event `seq`; or, with `first`, the `assistant_delta` events `first`..`seq` of one turn
+    as one (their texts joined): streamed text crosses as a few frames, not one a token."""
+
     seq: int
     event: ev.AnyEvent
+    first: int = 0
 
 
 class ReplyFrame(Frame, tag="reply"):

@@ -40,8 +40,9 @@ def peer_uid(sock: socket.socket) -> int:
 class Client:
     """One attached connection. Frames go out through its writer, never blocking the host.
     A frame is written at once, with any streamed text waiting before it (order is kept);
-    streamed text (`lazy` frames) waits up to `LAZY_FLUSH_S` for company, so a fast stream
-    costs a system call and a wake-up of the client per few milliseconds, not per token."""
+    streamed text waits up to `LAZY_FLUSH_S` for more and crosses as one `event` frame
+    (`first`..`seq`), so a fast stream costs an encoding, a system call and a wake-up of
+    the client per few milliseconds, not per token."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self.writer = writer
@@ -49,20 +50,44 @@ class Client:
         self.closed = False
         self._pending: list[bytes] = []
         self._later: asyncio.TimerHandle | None = None
+        self._deltas: list[ev.AssistantDelta] = []  # streamed, not sent yet
+        self._deltas_first = 0  # seq of _deltas[0]
 
-    def send(self, data: bytes, *, lazy: bool = False) -> None:
+    def send(self, data: bytes) -> None:
         if self.closed:
             return
+        self._take_deltas()
         self._pending.append(data)
-        if not lazy:
-            self._flush()
-        elif self._later is None:
+        self._flush()
+
+    def stream(self, seq: int, delta: ev.AssistantDelta) -> None:
+        """Streamed text: sent with what follows it, or `LAZY_FLUSH_S` from now."""
+        if self.closed:
+            return
+        if self._deltas and self._deltas[-1].turn_id != delta.turn_id:
+            self._take_deltas()
+        if not self._deltas:
+            self._deltas_first = seq
+        self._deltas.append(delta)
+        if self._later is None:
             self._later = asyncio.get_running_loop().call_later(LAZY_FLUSH_S, self._flush)
+
+    def _take_deltas(self) -> None:
+        """The streamed text waiting, as one frame at the end of `_pending`."""
+        deltas, self._deltas = self._deltas, []
+        if not deltas:
+            return
+        last = self._deltas_first + len(deltas) - 1
+        joined = deltas[0] if len(deltas) == 1 else ev.AssistantDelta(
+            text="".join(d.text for d in deltas), turn_id=deltas[0].turn_id)
+        self._pending.append(wire.encode(wire.EventFrame(
+            seq=last, event=joined, first=self._deltas_first if len(deltas) > 1 else 0)))
 
     def _flush(self) -> None:
         if self._later is not None:
             self._later.cancel()
             self._later = None
+        self._take_deltas()
         data, self._pending = b"".join(self._pending), []
         if self.closed or not data:
             return
@@ -84,6 +109,7 @@ class Client:
     def abort(self) -> None:
         self.closed = True
         self._pending = []
+        self._deltas = []
         if self._later is not None:
             self._later.cancel()
         self.writer.transport.abort()
@@ -115,12 +141,14 @@ class SessionHost:
     # events ------------------------------------------------------------------------------
     def _on_event(self, event: ev.Event) -> None:
         seq = self._remember(event, live=True)
-        if any(c.attached for c in self.clients):
+        attached = [client for client in self.clients if client.attached]
+        if isinstance(event, ev.AssistantDelta):
+            for client in attached:
+                client.stream(seq, event)
+        elif attached:
             data = wire.encode(wire.EventFrame(seq=seq, event=event))
-            lazy = isinstance(event, ev.AssistantDelta)
-            for client in list(self.clients):
-                if client.attached:
-                    client.send(data, lazy=lazy)
+            for client in attached:
+                client.send(data)
         if isinstance(event, ev.RunEnd):
             self.last_active = time.monotonic()
 

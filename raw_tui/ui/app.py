@@ -70,10 +70,25 @@ class RawApp(App):
         self.startup_error: BaseException | None = None
         self._ready_marker: str | None = None
         self._opened = False
+        # Set when the session may be opened. The first frame's callback runs on the screen's
+        # message pump; a key typed before it (a browser tab sends keys at once) leaves that
+        # pump waiting in `send` for the session, so `send` sets it too.
+        self._may_open = asyncio.Event()
         self.options = UiSettings()
         self.saved: list[SavedSession] = []  # other saved sessions, for the palette
         self.animation_level = "none"
         client.listen(self.bridge.deliver)
+
+    def get_driver_class(self):
+        """Textual's driver; on Linux one that survives a hung-up terminal (ui/driver.py)."""
+        driver = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver is LinuxDriver:
+            from .driver import HangupSafeDriver
+
+            return HangupSafeDriver
+        return driver
 
     def get_default_screen(self) -> Screen:
         info = self.client.info
@@ -107,9 +122,10 @@ class RawApp(App):
         if marker:
             self.call_after_refresh(self._first_frame, marker)
         if self.client.ready:
-            self.run_worker(self._open(), group="open")
-        else:
-            self.call_after_refresh(self.run_worker, self._open(), group="open")
+            self._may_open.set()
+        else:  # after the first frame, or at once when a command waits for the session
+            self.call_after_refresh(self._may_open.set)
+        self.run_worker(self._open(), group="open")
 
     def _first_frame(self, marker: str) -> None:
         """Benchmarks: note when the main screen's first frame was drawn; quit once the
@@ -129,6 +145,7 @@ class RawApp(App):
         """Open the session (loading the engine, when it is in this process): adopt its
         settings, draw the saved history, then the events published meanwhile. A config or
         resume error ends the app with it."""
+        await self._may_open.wait()
         await asyncio.sleep(0)
         try:
             opened = await self.client.open()
@@ -161,6 +178,7 @@ class RawApp(App):
 
     async def send(self, command: Command, *, notify: bool = True) -> Reply:
         """One command to the session; a refusal is notified unless `notify` is False."""
+        self._may_open.set()  # the command waits for the session: open it now
         try:
             reply = await self.client.handle(command)
         except Exception as err:

@@ -1,0 +1,65 @@
+"""A pytest killed mid-test (a CI timeout: SIGKILL, no teardown) leaves no session host:
+the reaper its conftest started ends what the run marked (tests/reaper.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+INNER = '''
+import argparse, os, time
+from pathlib import Path
+from raw_tui.host.launch import start_host
+
+def test_start_a_host_then_hang(tmp_path):
+    args = argparse.Namespace(cwd_path=tmp_path, config=None, agent=None, model=None,
+                              resume=None, continue_=False)
+    started = start_host(args)
+    Path(os.environ["HOST_PID_FILE"]).write_text(str(started.pid))
+    time.sleep(300)
+'''
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
+def test_a_killed_pytest_leaves_no_session_host(tmp_path):
+    (tmp_path / "test_inner.py").write_text(INNER)
+    pid_file = tmp_path / "host.pid"
+    env = {**os.environ, "HOST_PID_FILE": str(pid_file)}
+    env.pop("RAW_TUI_TEST_RUN", None)
+    inner = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "tests.conftest",
+                              "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
+                              str(tmp_path / "test_inner.py")],
+                             cwd=ROOT, env=env, start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    host = None
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() or not pid_file.read_text():
+            assert inner.poll() is None, "the inner pytest ended before its host started"
+            assert time.monotonic() < deadline, "the inner test never started its host"
+            time.sleep(0.1)
+        host = int(pid_file.read_text())
+        assert _alive(host)
+        os.killpg(inner.pid, signal.SIGKILL)  # as `timeout -s KILL` does: no teardown runs
+        inner.wait()
+        deadline = time.monotonic() + 20
+        while _alive(host) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(host), "the session host outlived its killed test run"
+    finally:
+        if inner.poll() is None:
+            os.killpg(inner.pid, signal.SIGKILL)
+            inner.wait()
+        if host is not None and _alive(host):
+            os.kill(host, signal.SIGKILL)
