@@ -58,6 +58,10 @@ class ToolCall(Event, tag="tool_call"):
     effects: Any | msgspec.UnsetType = _UNSET
     # what the call would change, when a client asked for every call's preview (ACP)
     preview: ApprovalPreview | msgspec.UnsetType = _UNSET
+    # raw-tui: the policy's verdict (step 4) and the index in tools.rules of the rule that
+    # gave it; absent when the call stopped before the policy step
+    policy: Literal["allow", "ask"] | msgspec.UnsetType = _UNSET
+    rule: int | msgspec.UnsetType = _UNSET
 
 
 class FilePreview(msgspec.Struct, omit_defaults=True):

@@ -191,8 +191,8 @@ class Dispatcher:
             await self.validate_arguments(call)
             await self.prepare_effects(call)
             await self.preview_call(call)
+            self.evaluate_policy(call)  # before the tool_call event, which says the verdict
             self._publish_call(call)
-            self.evaluate_policy(call)
             await self.run_pre_tool_hooks(call)
             await self.ask_approval(call)
             if dry_run:
@@ -531,7 +531,19 @@ class Dispatcher:
         self.bus.publish(ev.ToolCall(call_id=call.call_id, identity=identity, name=name,
                                      arguments=arguments, **self._effects_field(call),
                                      **({"preview": call.shown} if call.shown else {}),
-                                     **self._turn(call)))
+                                     **self._verdict(call), **self._turn(call)))
+
+    def _verdict(self, call: _Call) -> dict[str, Any]:
+        """The tool_call event's `policy` (allow or ask) and `rule` (the index of the rule
+        that decided), once the policy step ran: a client says `asking` before the approval
+        request (hooks and the preview come between), never `allowed`."""
+        report = call.report
+        if report is None or report.stage != "policy" or report.rule not in ("allow", "ask"):
+            return {}
+        out: dict[str, Any] = {"policy": report.rule}
+        if report.rule_index is not None:
+            out["rule"] = report.rule_index
+        return out
 
     def _publish_result(self, call: _Call, result: ToolResult) -> None:
         extra: dict[str, Any] = {}
