@@ -74,6 +74,9 @@ async def test_long_live_output_shows_its_last_lines_cleaned(session):
         assert "earlier lines" in text
         assert "│ red" in text and "bar 90%" in text and "bar 10%" not in text
         assert "\x1b" not in text and "[31m" not in text
+        session.publish(ev.ToolOutput(call_id="c1", text="tail end\n", cut=5000, turn_id="t1"))
+        await pilot.pause()
+        assert "│ [… 5000 bytes not shown …]" in screen_text(app)
         app.query_one(ToolCallView).stop_running()
 
 

@@ -133,7 +133,9 @@ class ToolCallView(SafeStatic):
 
     def tool_output(self, event: Any) -> None:
         """Live output (never replayed): its tail is kept and the call is running."""
-        self.live_output = (self.live_output + event.text)[-LIVE_KEEP_CHARS:]
+        cut = _get(getattr(event, "cut", 0)) or 0
+        gap = f"[… {cut} bytes not shown …]\n" if cut else ""
+        self.live_output = (self.live_output + gap + event.text)[-LIVE_KEEP_CHARS:]
         self.start_running()
         self._changed()
 
