@@ -2,8 +2,9 @@
 
 One vocabulary for the bus, the saved history and `run --output jsonl`. Every event is a
 msgspec Struct tagged by `type`; `encode(event)` gives one JSON object in one call.
-Events that §8 does not list (`panel_state`, `hooks_reload`, `turn_state`, `compaction`, `notice`) are raw-tui's own
-additions, documented in docs/events.md.
+Events that §8 does not list (`panel_state`, `hooks_reload`, `turn_state`, `compaction`,
+`notice`, `usage`, `tool_output`) are raw-tui's own additions, documented in
+docs/decisions.md ("The event stream").
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ class ToolCall(Event, tag="tool_call"):
     effects: Any | msgspec.UnsetType = _UNSET
     # what the call would change, when a client asked for every call's preview (ACP)
     preview: ApprovalPreview | msgspec.UnsetType = _UNSET
+    # raw-tui: the policy's verdict (step 4) and the index in tools.rules of the rule that
+    # gave it; absent when the call stopped before the policy step
+    policy: Literal["allow", "ask"] | msgspec.UnsetType = _UNSET
+    rule: int | msgspec.UnsetType = _UNSET
 
 
 class FilePreview(msgspec.Struct, omit_defaults=True):
@@ -111,6 +116,18 @@ class ToolProgress(Event, tag="tool_progress"):
     progress: float
     total: float | msgspec.UnsetType = _UNSET
     message: str | msgspec.UnsetType = _UNSET
+
+
+class ToolOutput(Event, tag="tool_output"):
+    """raw-tui: a running tool's output as it arrives (bash streams its commands' output).
+    `text` is what arrived since the previous `tool_output` of the call, coalesced: at most
+    one event per call every 100 ms, `text` at most 4 KiB (its tail; `cut` counts the bytes
+    left out before it). Live only: not stored in the history; the call's `tool_result`
+    still holds the (capped) output the model reads."""
+
+    call_id: str
+    text: str
+    cut: int = 0
 
 
 class ReceiptError(msgspec.Struct):
@@ -201,9 +218,9 @@ class Notice(Event, tag="notice"):
 
 AnyEvent = Union[
     SessionStart, HookEvent, UserMessage, AssistantDelta, AssistantText, ToolCall,
-    ApprovalRequest, ApprovalDecision, ToolResultEvent, ToolProgress, PanelReceipt, InteractionRequest,
-    InteractionSettled, RunEnd, PanelState, HooksReload, TurnState, Compaction, Notice,
-    TokenUsage,
+    ApprovalRequest, ApprovalDecision, ToolResultEvent, ToolProgress, ToolOutput, PanelReceipt,
+    InteractionRequest, InteractionSettled, RunEnd, PanelState, HooksReload, TurnState,
+    Compaction, Notice, TokenUsage,
 ]
 
 _encoder = msgspec.json.Encoder()

@@ -163,6 +163,8 @@ class SessionHost:
         if isinstance(event, ev.TurnState):
             self.turn = event  # state, not chat: the snapshot carries the latest
             return self.seq
+        if isinstance(event, ev.ToolOutput):
+            return self.seq  # live only, as in the history: the next one comes soon
         self.chat.append(event)
         self.chat_seqs.append(self.seq)
         if not live:

@@ -114,7 +114,7 @@ class Session:
             if not self.resumed:
                 store.create(self.session_id, cwd=cwd, agent=agent.name, model=agent.model_alias,
                              config=config.label)
-            self.bus.subscribe(lambda event: store.append(self.session_id, event), first=True)
+            self.bus.subscribe(self._keep, first=True)
         self.approver = BusApprover() if interactive else None
         self.panels = PanelHost(self.bus)
         for tool in agent.tools.tools:  # actions and reminders of restored panels need these
@@ -169,6 +169,12 @@ class Session:
                 self.panels.register(tool.identity, tool.declarations)
         for warning in warnings:
             self._warn(warning)
+
+    def _keep(self, event: ev.Event) -> None:
+        """Store `event` in the history; a running tool's live output is not stored (its
+        `tool_result` holds what the model read)."""
+        if not isinstance(event, ev.ToolOutput):
+            self.store.append(self.session_id, event)
 
     def _warn(self, message: str) -> None:
         """A warning: a notice under the UI; one line on stderr otherwise (a headless run's

@@ -35,3 +35,5 @@ class ToolContext:
     max_output_bytes: int = 8192  # the agent's cap: a tool may fit its own output under it
     preview: Any = None  # the approval preview the user approved (bus.ApprovalPreview), if any
     progress: Callable[..., None] | None = None  # (done, total?, message?) → a tool_progress event
+    # ctx.output(text): output as it arrives → throttled tool_output events (a LiveOutput)
+    output: Any = None

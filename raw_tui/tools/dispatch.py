@@ -39,6 +39,7 @@ from ..jsonstrict import (json_problem, lone_surrogate_at, printable_path,
                           without_lone_surrogates)
 from . import approval_preview, worker
 from .context import ToolContext
+from .live_output import LiveOutput
 from .ports import CallInfo, NoHooks, ToolHooks, ToolPanels
 from .registry import ToolSpec
 from .result import ToolResult, cap_output, error_result, normalize, split_panel_blocks, text_block
@@ -190,8 +191,8 @@ class Dispatcher:
             await self.validate_arguments(call)
             await self.prepare_effects(call)
             await self.preview_call(call)
+            self.evaluate_policy(call)  # before the tool_call event, which says the verdict
             self._publish_call(call)
-            self.evaluate_policy(call)
             await self.run_pre_tool_hooks(call)
             await self.ask_approval(call)
             if dry_run:
@@ -394,6 +395,8 @@ class Dispatcher:
         finally:
             if call_panels is not None:
                 call_panels.close()
+            if ctx.output is not None:
+                ctx.output.close()  # its last output goes out before the result
         info = self._call_info(call)
         try:  # notification hooks never change the result, even when they fail
             report.receipts.extend(await self.hooks.post_tool_use(info, result.to_dict(),
@@ -444,7 +447,8 @@ class Dispatcher:
                            interactions=interactions, identity=tool.identity,
                            turn_id=call.turn_id, max_output_bytes=self.max_output_bytes,
                            preview=None if pure else call.preview,
-                           progress=None if pure else self._progress(call))
+                           progress=None if pure else self._progress(call),
+                           output=None if pure else self._live_output(call))
 
     def _progress(self, call: _Call) -> Callable[[float, float | None, str | None], None]:
         """`ctx.progress(done, total, message)`: a `tool_progress` event (MCP progress)."""
@@ -459,6 +463,16 @@ class Dispatcher:
                                              **self._turn(call)))
 
         return report
+
+    def _live_output(self, call: _Call) -> LiveOutput:
+        """`ctx.output(text)`: the running call's output as it arrives, as throttled
+        `tool_output` events (raw_tui.tools.live_output)."""
+
+        def publish(text: str, cut: int) -> None:
+            self.bus.publish(ev.ToolOutput(call_id=call.call_id, text=text, cut=cut,
+                                           **self._turn(call)))
+
+        return LiveOutput(publish, self.bus.redactor.stream())
 
     def _call_info(self, call: _Call) -> CallInfo:
         return CallInfo(identity=call.tool.identity, name=call.tool.name, call_id=call.call_id,
@@ -517,7 +531,19 @@ class Dispatcher:
         self.bus.publish(ev.ToolCall(call_id=call.call_id, identity=identity, name=name,
                                      arguments=arguments, **self._effects_field(call),
                                      **({"preview": call.shown} if call.shown else {}),
-                                     **self._turn(call)))
+                                     **self._verdict(call), **self._turn(call)))
+
+    def _verdict(self, call: _Call) -> dict[str, Any]:
+        """The tool_call event's `policy` (allow or ask) and `rule` (the index of the rule
+        that decided), once the policy step ran: a client says `asking` before the approval
+        request (hooks and the preview come between), never `allowed`."""
+        report = call.report
+        if report is None or report.stage != "policy" or report.rule not in ("allow", "ask"):
+            return {}
+        out: dict[str, Any] = {"policy": report.rule}
+        if report.rule_index is not None:
+            out["rule"] = report.rule_index
+        return out
 
     def _publish_result(self, call: _Call, result: ToolResult) -> None:
         extra: dict[str, Any] = {}

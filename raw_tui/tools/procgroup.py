@@ -26,7 +26,7 @@ import os
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Callable, Literal
 
 from .proctree import KILL_GRACE_S, Tree, become_subreaper, reap
 from . import proctree
@@ -150,7 +150,7 @@ def keep_leftovers(proc: asyncio.subprocess.Process) -> None:
 # ---------------------------------------------------------------------------- the runner
 
 async def pump(stream: asyncio.StreamReader | None, capture: Capture,
-               on_data=lambda: None) -> None:
+               on_data: Callable[[bytes], None] = lambda data: None) -> None:
     if stream is None:
         return
     while True:
@@ -158,7 +158,7 @@ async def pump(stream: asyncio.StreamReader | None, capture: Capture,
         if not data:
             return
         capture.add(data)
-        on_data()
+        on_data(data)
 
 
 async def feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
@@ -228,12 +228,14 @@ async def run(
     merge_stderr: bool = True,
     linger_s: float = 0.25,
     limit_total: int | None = None,
+    on_output: Callable[[bytes], None] | None = None,
 ) -> ProcResult:
     """Run `argv` in its own process group and wait for it, a timeout, `cancel`, or more
     than `limit_total` bytes of output (stdout and stderr together).
 
-    `cap` bytes are kept per pipe (`keep_tail`: half head, half tail). Raises OSError when the
-    program cannot be started (missing, not executable, bad cwd).
+    `cap` bytes are kept per pipe (`keep_tail`: half head, half tail); `on_output` is given
+    every piece read, as it arrives. Raises OSError when the program cannot be started
+    (missing, not executable, bad cwd).
     """
     started = time.monotonic()
     proc = await spawn(argv, cwd=cwd, env=env, stdin=stdin, merge_stderr=merge_stderr)
@@ -241,13 +243,15 @@ async def run(
     err = None if merge_stderr else Capture(cap, keep_tail)
     too_much = asyncio.Event()
 
-    def check_total() -> None:
+    def arrived(data: bytes) -> None:
+        if on_output is not None:
+            on_output(data)
         if limit_total is not None and out.total + (err.total if err else 0) > limit_total:
             too_much.set()
 
-    readers = [asyncio.ensure_future(pump(proc.stdout, out, check_total))]
+    readers = [asyncio.ensure_future(pump(proc.stdout, out, arrived))]
     if err is not None:
-        readers.append(asyncio.ensure_future(pump(proc.stderr, err, check_total)))
+        readers.append(asyncio.ensure_future(pump(proc.stderr, err, arrived)))
     feeder = asyncio.ensure_future(feed(proc, stdin)) if stdin is not None else None
     try:
         status = await wait_exit(proc, timeout_s, cancel, too_much)

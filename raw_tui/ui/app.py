@@ -27,6 +27,7 @@ from .screens.main import MainScreen
 from .styles import stylesheets
 
 QUIT_TIMEOUT = 10.0
+CTRL_C_AGAIN_S = 2.0  # a second Ctrl+C within this many seconds quits (when nothing runs)
 FIRST_FRAME_ENV = "RAW_TUI_FIRST_FRAME_FILE"  # benchmarks: write the time of the first frame, exit
 
 
@@ -199,6 +200,38 @@ class RawApp(App):
     async def action_quit_session(self) -> None:
         await self._close_session()
         self.exit()
+
+    async def action_help_quit(self) -> None:
+        """Ctrl+C (Textual's own binding; copy wins where text is selected): cancels the
+        running turn, as Esc does; when nothing runs it says how to quit, and a second
+        Ctrl+C within CTRL_C_AGAIN_S quits as Ctrl+Q does."""
+        main = self.main
+        state = main.status_line.status.state
+        if state in ("running", "cancelling"):
+            self._ctrl_c_at = 0.0
+            if state == "running":
+                await main.action_cancel_turn()
+            self.notify(f"Ctrl+C: cancelling the turn ({self.key_for('cancel_turn', 'Esc')}"
+                        " does the same)", timeout=3)
+            return
+        now = time.monotonic()
+        if now - self._ctrl_c_at <= CTRL_C_AGAIN_S:
+            await self.action_quit_session()
+            return
+        self._ctrl_c_at = now
+        quit_key, cancel_key = self.key_for("quit_session", "Ctrl+Q"), self.key_for(
+            "cancel_turn", "Esc")
+        self.notify(f"Ctrl+C again to quit · {quit_key} quits · {cancel_key} cancels a "
+                    "running turn", timeout=CTRL_C_AGAIN_S + 1)
+
+    _ctrl_c_at = 0.0
+
+    def key_for(self, action: str, default: str) -> str:
+        """How the key bound to `action` reads (after the user's keymap)."""
+        for binding in self.active_bindings.values():
+            if binding.binding.action == action:
+                return self.get_key_display(binding.binding)
+        return default
 
     def action_detach(self) -> None:
         """Leave the session running in its host (`raw-tui attach` comes back to it)."""

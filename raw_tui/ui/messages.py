@@ -68,6 +68,10 @@ class ToolProgressed(EngineEvent):
     """`tool_progress`"""
 
 
+class ToolOutputArrived(EngineEvent):
+    """`tool_output`"""
+
+
 class HookRan(EngineEvent):
     """`hook_event`"""
 
@@ -126,6 +130,7 @@ MESSAGES: dict[type, type[EngineEvent]] = {
     events.ApprovalDecision: ApprovalDecided,
     events.ToolResultEvent: ToolResultArrived,
     events.ToolProgress: ToolProgressed,
+    events.ToolOutput: ToolOutputArrived,
     events.HookEvent: HookRan,
     events.PanelReceipt: PanelReceiptArrived,
     events.PanelState: PanelStateChanged,

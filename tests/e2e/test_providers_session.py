@@ -109,7 +109,7 @@ def run(cfg, work, prompt="go", *extra):
 
 def kinds(events):
     return [e["type"] for e in events
-            if e["type"] not in ("turn_state", "assistant_delta", "usage")]
+            if e["type"] not in ("turn_state", "assistant_delta", "usage", "tool_output")]
 
 
 def run_end(events):

@@ -39,7 +39,8 @@ def run(cfg, work, prompt="go", *extra, input=None):
     return proc, events
 
 
-def kinds(events, skip=("turn_state", "assistant_delta")):
+def kinds(events, skip=("turn_state", "assistant_delta", "tool_output")):
+    """The event types in order, without the streamed ones."""
     return [e["type"] for e in events if e["type"] not in skip]
 
 

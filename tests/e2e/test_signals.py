@@ -88,9 +88,10 @@ def test_a_signal_ends_run_cleanly(tmp_path, mark, sig):
     assert "run_end" in types and stored[types.index("run_end")]["status"] == "cancelled"
     results = [e for e in stored if e["type"] == "tool_result"]
     assert [r["code"] for r in results] == ["cancelled"]
-    # everything published is stored, in order (turn_state is live-only)
-    live = [e for e in events if e["type"] not in ("turn_state", "assistant_delta")]
-    assert [e for e in stored if e["type"] not in ("turn_state", "assistant_delta")] == live
+    # everything published is stored, in order (turn_state and tool_output are live-only)
+    streamed = ("turn_state", "assistant_delta", "tool_output")
+    live = [e for e in events if e["type"] not in streamed]
+    assert [e for e in stored if e["type"] not in streamed] == live
 
 
 @pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)

@@ -84,7 +84,7 @@ class Harness:
     def of(self, kind: type) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
 
-    def kinds(self, skip=(ev.TurnState, ev.AssistantDelta)) -> list[str]:
+    def kinds(self, skip=(ev.TurnState, ev.AssistantDelta, ev.ToolOutput)) -> list[str]:
         return [type(e).__name__ for e in self.events if not isinstance(e, skip)]
 
     async def wait_for(self, kind: type, count: int = 1, timeout: float = 10) -> Any:

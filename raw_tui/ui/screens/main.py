@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 from textual import log, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -260,7 +261,8 @@ class MainScreen(Screen):
 
     async def _tool_call(self, event: Any, live: bool) -> None:
         await self.finish_stream()
-        (await self.tool_view(event.call_id, event.identity, event.name)).tool_call(event)
+        (await self.tool_view(event.call_id, event.identity, event.name)).tool_call(event,
+                                                                                   live=live)
 
     async def on_approval_asked(self, message: msg.ApprovalAsked) -> None:
         await self._safely(message, self._approval_request)
@@ -278,7 +280,7 @@ class MainScreen(Screen):
         await self._safely(message, self._approval_decision)
 
     async def _approval_decision(self, event: Any, live: bool) -> None:
-        (await self.tool_view(event.call_id)).approval_decision(event)
+        (await self.tool_view(event.call_id)).approval_decision(event, live=live)
         self.drop_approval(event.call_id)
 
     async def on_tool_result_arrived(self, message: msg.ToolResultArrived) -> None:
@@ -294,6 +296,13 @@ class MainScreen(Screen):
 
     async def _tool_progress(self, event: Any, live: bool) -> None:
         (await self.tool_view(event.call_id)).tool_progress(event)
+
+    async def on_tool_output_arrived(self, message: msg.ToolOutputArrived) -> None:
+        if message.live:  # live only (never stored); a replay shows the result
+            await self._safely(message, self._tool_output)
+
+    async def _tool_output(self, event: Any, live: bool) -> None:
+        (await self.tool_view(event.call_id)).tool_output(event)
 
     async def on_hook_ran(self, message: msg.HookRan) -> None:
         await self._safely(message, self._hook_event)
@@ -368,6 +377,8 @@ class MainScreen(Screen):
 
     async def _run_end(self, event: Any, live: bool) -> None:
         await self.finish_stream()
+        for view in self.tool_calls.values():  # nothing runs once the turn is over
+            view.stop_running()
         self.status_line.run_end(event)
         if event.status != "completed":
             text = RUN_END_TEXT.get(event.status, event.status)
@@ -565,6 +576,14 @@ class MainScreen(Screen):
                 composer.action_send()
 
     # actions ------------------------------------------------------------------------------
+    def action_copy_text(self) -> None:
+        """Ctrl+C copies text selected with the mouse; with none it goes on to the app's
+        Ctrl+C (cancel the turn, or say how to quit) instead of copying nothing."""
+        text = self.get_selected_text()
+        if not text:
+            raise SkipAction()
+        self.app.copy_to_clipboard(text)
+
     async def action_cancel_turn(self) -> None:
         if self.status_line.status.state == "running":
             await self.app.send(Cancel())

@@ -51,14 +51,15 @@ class Composer(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         """Run this widget's binding for the key here, after the keys typed before it (the
-        text area would otherwise insert Enter as a newline)."""
+        text area would otherwise insert Enter as a newline). An action that skips (Ctrl+C's
+        copy with nothing selected) lets the key go on to the screen's and the app's."""
         if not event.is_printable:
             active = self.screen.active_bindings.get(event.key)
             if active is not None and active.node is self and active.enabled:
-                event.stop()
                 event.prevent_default()
-                await self.run_action(active.binding.action)
-                return
+                if await self.app.run_action(active.binding.action, self):
+                    event.stop()
+                    return
         await super()._on_key(event)
 
     def action_send(self) -> None:

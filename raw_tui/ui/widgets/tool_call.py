@@ -1,20 +1,33 @@
-"""One tool call in the chat: name, identity, the decision (allowed, asked by which rule,
-approved or denied, denied by a rule or a hook), arguments, intended effects and the result
-with its code, collapsed when long (Enter expands)."""
+"""One tool call in the chat: name, identity, the decision (allowed, asking, asked by which
+rule, approved or denied, denied by a rule or a hook), arguments, intended effects and the
+result with its code, collapsed when long (Enter expands).
+
+While the call runs the row moves: a spinner, the time it has run, and the last lines of its
+output as they arrive (`tool_output`). The timer that drives this exists only while the call
+runs (a live `tool_call` allowed by the policy, an approval granted, or live output); it stops
+at the result or the end of the turn, so an idle screen sends nothing to the terminal."""
 
 from __future__ import annotations
 
 import json
+import re
+import time
 from typing import Any
 
 import msgspec
 from rich.console import Group
 from rich.text import Text
 
+from ...termsafe import escape_controls
 from ..preview import effect_lines
 from .safe import SafeStatic
 
 COLLAPSED_LINES = 3
+LIVE_KEEP_CHARS = 8192  # the running output kept on screen (its tail)
+LIVE_LINES = 6  # of which this many lines show (all kept ones when expanded)
+TICK_S = 0.25  # spinner frame; the elapsed time changes once a second
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")  # colour, cursor moves
 ARGS_CLIP = 160
 DENIAL_CODES = ("tool_denied", "hook_denied", "hook_error", "approval_denied",
                 "approval_required", "approval_error", "tool_not_exposed")
@@ -44,6 +57,27 @@ def progress_text(event: Any) -> str:
     return done + (f" · {message}" if message else "")
 
 
+def elapsed_text(seconds: float) -> str:
+    """`7s`, `1m05s`, `1h02m`."""
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
+
+
+def output_lines(text: str) -> list[str]:
+    """Terminal output as lines to draw: colour and cursor sequences dropped, a line
+    rewritten with `\\r` (a progress counter) shows its last state, other controls escaped."""
+    text = CSI.sub("", text.replace("\r\n", "\n"))
+    lines = [next((part for part in reversed(line.split("\r")) if part), "")
+             for line in text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [escape_controls(line.replace("\t", "    "), keep_lines=False) for line in lines]
+
+
 class ToolCallView(SafeStatic):
     def __init__(self, call_id: str, identity: str = "", name: str = "") -> None:
         super().__init__(classes="chat-item tool-call")
@@ -58,12 +92,22 @@ class ToolCallView(SafeStatic):
         self.allowed: bool | None = None  # the approval answer
         self.result: Any = None  # ToolResultEvent
         self.progress: Any = None  # the last ToolProgress while it runs
+        self.policy: str | None = None  # the tool_call's verdict: allow | ask
+        self.live_output = ""  # the tail of the output so far, while it runs
+        self.started: float | None = None  # when it began to run (monotonic), live only
+        self.ticker: Any = None  # the timer moving the spinner, only while it runs
         self.expanded = False
 
     # the events of its call --------------------------------------------------------------
-    def tool_call(self, event: Any) -> None:
+    def tool_call(self, event: Any, *, live: bool = False) -> None:
         self.identity, self.tool_name = event.identity, event.name
         self.arguments, self.effects = event.arguments, _get(event.effects)
+        self.policy = _get(getattr(event, "policy", msgspec.UNSET))
+        rule = _get(getattr(event, "rule", msgspec.UNSET))
+        if rule is not None:
+            self.rule = rule
+        if live and self.policy == "allow":
+            self.start_running()
         self._changed()
 
     def approval_request(self, event: Any) -> None:
@@ -75,13 +119,63 @@ class ToolCallView(SafeStatic):
             self.arguments, self.effects = event.arguments, _get(event.effects)
         self._changed()
 
-    def approval_decision(self, event: Any) -> None:
+    def approval_decision(self, event: Any, *, live: bool = False) -> None:
         self.allowed = event.allow
+        if live and event.allow:
+            self.start_running()
         self._changed()
 
     def tool_result(self, event: Any) -> None:
         self.result = event
+        self.live_output = ""
+        self.stop_running()
         self._changed()
+
+    def tool_output(self, event: Any) -> None:
+        """Live output (never replayed): its tail is kept and the call is running."""
+        cut = _get(getattr(event, "cut", 0)) or 0
+        gap = f"[… {cut} bytes not shown …]\n" if cut else ""
+        self.live_output = (self.live_output + gap + event.text)[-LIVE_KEEP_CHARS:]
+        self.start_running()
+        self._changed()
+
+    # running: the spinner and the elapsed time ---------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.started is not None and self.result is None
+
+    def start_running(self) -> None:
+        if self.result is not None:
+            return
+        if self.started is None:
+            self.started = time.monotonic()
+        if self.ticker is None and self.is_mounted:
+            self.ticker = self.set_interval(TICK_S, self._tick)
+
+    def stop_running(self) -> None:
+        """Stop the timer (the result came, the turn ended, the row went away)."""
+        if self.ticker is not None:
+            self.ticker.stop()
+            self.ticker = None
+        if self.result is None and self.started is not None:
+            self.started = None  # ended without a result: not running any more
+            self._changed()
+
+    def _tick(self) -> None:
+        if self.running:
+            self.rebuild()
+        else:
+            self.stop_running()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.running:
+            self.start_running()
+
+    def on_unmount(self) -> None:
+        if self.ticker is not None:
+            self.ticker.stop()
+            self.ticker = None
 
     def tool_progress(self, event: Any) -> None:
         self.progress = event
@@ -105,11 +199,19 @@ class ToolCallView(SafeStatic):
             if self.allowed is None and code != "approval_denied" and self.result is not None:
                 return f"asked{rule} → not answered ({code or 'ended'})", "bold red"
             if self.allowed is None and code != "approval_denied":
-                return f"asked{rule} · waiting for approval", "bold magenta"
+                return f"asking{rule} · waiting for approval", "bold magenta"
             if self.allowed is False or code == "approval_denied":
                 return f"asked{rule} → denied", "bold red"
             return f"asked{rule} → approved", "green"
+        if self.policy == "ask" and self.result is None:
+            return f"asking{rule}", "bold magenta"  # the approval request is on its way
         return "allowed", "green"
+
+    def running_text(self) -> Text:
+        """`⠹ running 12s`, from the monotonic clock (each tick redraws it)."""
+        seconds = time.monotonic() - (self.started or time.monotonic())
+        frame = SPINNER[int(seconds / TICK_S) % len(SPINNER)]
+        return Text(f"  {frame} running {elapsed_text(seconds)}", style="bold yellow")
 
     def build(self) -> Group:
         head = Text("⚙ ", style="bold")
@@ -122,6 +224,8 @@ class ToolCallView(SafeStatic):
         head.append(f"  {self.identity}", style="dim")
         label, style = self.decision()
         head.append("  " + label, style=style)
+        if self.running:
+            head.append_text(self.running_text())
         lines: list[Text] = [head]
         if self.arguments is not None:
             args = json.dumps(self.arguments, ensure_ascii=False)
@@ -137,9 +241,22 @@ class ToolCallView(SafeStatic):
             lines.append(line)
         if self.result is not None:
             lines.extend(self._result_lines())
-        elif self.progress is not None:
+            return Group(*lines)
+        if self.progress is not None:
             lines.append(Text("  … " + progress_text(self.progress), style="dim"))
+        if self.live_output:
+            lines.extend(self._live_lines())
         return Group(*lines)
+
+    def _live_lines(self) -> list[Text]:
+        """The last lines of the output so far (all that is kept when expanded)."""
+        body = output_lines(self.live_output)
+        shown = body if self.expanded else body[-LIVE_LINES:]
+        out = []
+        if len(body) > len(shown):
+            out.append(Text(f"  │ … {len(body) - len(shown)} earlier lines", style="dim italic"))
+        out.extend(Text("  │ ", style="dim") + Text(line, style="dim") for line in shown)
+        return out
 
     def _result_lines(self) -> list[Text]:
         r = self.result

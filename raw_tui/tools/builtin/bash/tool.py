@@ -16,13 +16,17 @@ run. Each command shows as `$ COMMAND`, its output, and `exit N` / `timed out af
 output budget (the agent's `max_output_bytes` when the context carries it, else 8 KiB),
 keeping a third from the head and two thirds from the tail, with a `[... N bytes cut ...]`
 line where bytes were left out.
+
+While a command runs its output also goes to `ctx.output` as it arrives (the `$ COMMAND`
+line first): the UI shows it live. That changes nothing the model reads.
 """
 
 from __future__ import annotations
 
 from raw_tui.tools.strict import strict_error
 
-from typing import Any
+import codecs
+from typing import Any, Callable
 
 from raw_tui.errors import CANCELLED, TOOL_ERROR
 from raw_tui.tools import procgroup
@@ -107,12 +111,19 @@ async def run_one(item: Any, ctx: Any, slot: int) -> tuple[str, str | None]:
     head = echo(command)
     share = max(MIN_SHARE, slot - len(head.encode()) - STATUS_ROOM)
     timeout_ms = item.get("timeout_ms", DEFAULT_TIMEOUT_MS)
+    live = getattr(ctx, "output", None)
+    if live is not None:
+        live(head)
+    show_live = live_decoder(live)
     try:
         res = await procgroup.run(["bash", "-c", command], cwd=ctx.cwd,
                                   timeout_s=timeout_ms / 1000, cancel=ctx.cancelled,
-                                  cap=KEEP_BYTES, keep_tail=True)
+                                  cap=KEEP_BYTES, keep_tail=True, on_output=show_live)
     except OSError as err:
         return f"{head}cannot start bash: {err}", TOOL_ERROR
+    finally:
+        if show_live is not None:
+            show_live(b"", final=True)
     text = f"{head}{show_output(res.stdout, share)}"
     if res.status == "timeout":
         return f"{text}timed out after {timeout_ms} ms", TOOL_ERROR
@@ -122,6 +133,21 @@ async def run_one(item: Any, ctx: Any, slot: int) -> tuple[str, str | None]:
     if res.ended_leftovers:
         status += " (background processes still holding the output were ended)"
     return f"{text}{status}", None if res.returncode == 0 else TOOL_ERROR
+
+
+def live_decoder(live: Callable[[str], None] | None):
+    """Bytes as they arrive → text for `ctx.output` (a character cut between two reads is
+    kept for the next); None when there is no live output."""
+    if live is None:
+        return None
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def show(data: bytes, final: bool = False) -> None:
+        text = decoder.decode(data, final)
+        if text:
+            live(text)
+
+    return show
 
 
 def exit_line(returncode: int | None) -> str:
