@@ -71,9 +71,11 @@ class MainScreen(Screen):
 
     # layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        chat, sidebar = ChatView(id="chat"), Sidebar(id="sidebar")
+        self.lay_out(chat, sidebar, self.app.size)  # now: no restyle of all once mounted
         with Horizontal(id="main"):
-            yield ChatView(id="chat")
-            yield Sidebar(id="sidebar")
+            yield chat
+            yield sidebar
         yield Static(id="panel-strip")  # narrow screens: "a panel changed", while hidden
         yield Composer(id="composer")
         yield StatusLine(id="status", **self.status_args)
@@ -133,16 +135,19 @@ class MainScreen(Screen):
     def apply_sidebar(self, size: Any = None) -> None:
         """Wide: chat | sidebar. Narrow (below WIDE columns): one view at a time, the chat
         or the panels (the sidebar at full width), switched by F2 or by Tab."""
-        sidebar = self.sidebar
-        width, height = size or self.app.size
+        if self.lay_out(self.chat, self.sidebar, size or self.app.size):
+            self.show_panel_strip("")
+
+    def lay_out(self, chat: ChatView, sidebar: Sidebar, size: Any) -> bool:
+        """Show or hide the chat and the sidebar for `size`; whether the sidebar shows."""
+        width, height = size
         wide = width >= WIDE
         sidebar.display = (self.sidebar_mode == "shown" or self.sidebar_forced
                            or (self.sidebar_mode == "auto" and wide))
-        self.chat.display = wide or not sidebar.display
-        if sidebar.display:
-            self.show_panel_strip("")
+        chat.display = wide or not sidebar.display
         self.set_class(not wide, "-narrow")
         self.set_class(width < 60 or height < 16, "-tiny")
+        return sidebar.display
 
     def show_panel_strip(self, text: str) -> None:
         strip = self.query_one("#panel-strip", Static)
@@ -405,10 +410,10 @@ class MainScreen(Screen):
     # approvals: one queue, one worker, one modal at a time --------------------------------
     @work(group="approvals", exclusive=True)
     async def approval_worker(self) -> None:
-        from .approval import ApprovalScreen
-
         while True:
             request = await self.approval_queue.get()
+            from .approval import ApprovalScreen  # rich.syntax (pygments): not at start-up
+
             if not any(r is request for r in self.approvals):
                 continue  # decided elsewhere while it waited
             self.approval_screen = ApprovalScreen(request, waiting=len(self.approvals) - 1)
