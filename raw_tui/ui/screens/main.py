@@ -83,7 +83,7 @@ class MainScreen(Screen):
     def on_mount(self) -> None:
         self.apply_sidebar()
         self.query_one(Composer).focus()  # also where AUTO_FOCUS does not run (a browser)
-        self.approval_worker()
+        self.call_after_refresh(self.approval_worker)  # its modal's imports: after the frame
         self.app.main_screen_ready()
 
     @property
@@ -410,10 +410,10 @@ class MainScreen(Screen):
     # approvals: one queue, one worker, one modal at a time --------------------------------
     @work(group="approvals", exclusive=True)
     async def approval_worker(self) -> None:
+        from .approval import ApprovalScreen
+
         while True:
             request = await self.approval_queue.get()
-            from .approval import ApprovalScreen  # rich.syntax (pygments): not at start-up
-
             if not any(r is request for r in self.approvals):
                 continue  # decided elsewhere while it waited
             self.approval_screen = ApprovalScreen(request, waiting=len(self.approvals) - 1)
