@@ -1,6 +1,5 @@
 """What pyproject.toml cannot say: styles/ (the Textual CSS, at the top of the repository)
-installs as the package raw_tui.styles, where raw_tui/ui/styles.py finds it through
-importlib.resources."""
+installs as the package raw_tui.styles, where raw_tui/ui/styles.py finds it."""
 
 from setuptools import find_packages, setup
 

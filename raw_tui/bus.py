@@ -9,6 +9,7 @@ docs/decisions.md ("The event stream").
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Callable, Literal, Union
 
 import msgspec
@@ -224,7 +225,13 @@ AnyEvent = Union[
 ]
 
 _encoder = msgspec.json.Encoder()
-_decoder = msgspec.json.Decoder(AnyEvent)
+
+
+@cache
+def _decoder() -> msgspec.json.Decoder:
+    """Built on first use: its type analysis of every event is ~10 ms, a good part of the
+    UI's start-up, and the in-process UI never decodes."""
+    return msgspec.json.Decoder(AnyEvent)
 
 
 def encode(event: Event) -> bytes:
@@ -233,7 +240,7 @@ def encode(event: Event) -> bytes:
 
 
 def decode(data: bytes | str) -> Event:
-    return _decoder.decode(data)
+    return _decoder().decode(data)
 
 
 def to_builtins(event: Event) -> dict[str, Any]:

@@ -120,8 +120,9 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _command_named(argv: list[str]) -> str | None:
-    """The subcommand in `argv` (argparse takes the first positional argument), or None
-    when it is not certain (help asked for, an unknown word)."""
+    """The subcommand in `argv` (argparse takes the first positional argument), "" when
+    there is none (the UI: no subcommand's parser is built), or None when it is not certain
+    (help asked for, an unknown word)."""
     takes_value = False
     for arg in argv:
         if takes_value:
@@ -132,7 +133,7 @@ def _command_named(argv: list[str]) -> str | None:
             takes_value = "=" not in arg and any(o.startswith(arg) for o in VALUE_OPTIONS)
         else:
             return arg if arg in COMMANDS else None
-    return None
+    return None if takes_value else ""
 
 
 def interrupt_on_stop_signals() -> None:
@@ -344,12 +345,16 @@ def _leaving_hint(transport: Any, opened: list, cwd: str | None) -> str | None:
 def _transport(args) -> Any:
     """The session host's transport, unless `--no-detach` or `ui.detach: false` keep the
     session in this process (then None). `attach` always attaches."""
-    from .host.choose import detach_wanted
+    attach_to = getattr(args, "attach_socket", None)
+    if attach_to is None:
+        if args.no_detach:  # decided without loading the host's modules
+            return None
+        from .host.choose import detach_wanted
+
+        if not detach_wanted(args):
+            return None
     from .host.transport import SocketTransport
 
-    attach_to = getattr(args, "attach_socket", None)
-    if attach_to is None and not detach_wanted(args):
-        return None
     return SocketTransport.for_args(args, socket=attach_to)
 
 

@@ -1,12 +1,12 @@
 """Where the Textual CSS is: the package raw_tui.styles, which is the repository's top-level
-styles/ folder (setup.py maps it), found through importlib.resources in an installed wheel
-and in an editable checkout alike; a checkout run without installing (PYTHONPATH=.) finds
-styles/ beside raw_tui/."""
+styles/ folder (setup.py maps it), found as that package's folder in an installed wheel and
+in an editable checkout alike; a checkout run without installing (PYTHONPATH=.) finds
+styles/ beside raw_tui/. (Not importlib.resources: its import is a good part of a frame's
+worth of start-up, for a path the package's `__file__` gives.)"""
 
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[2] / "styles"
@@ -15,9 +15,10 @@ CHECKOUT = Path(__file__).resolve().parents[2] / "styles"
 @cache
 def styles_dir() -> Path:
     try:
-        return Path(str(resources.files("raw_tui.styles")))
-    except ModuleNotFoundError:
+        from .. import styles
+    except ImportError:
         return CHECKOUT
+    return Path(styles.__file__).parent
 
 
 def stylesheets(*names: str) -> list[Path]:

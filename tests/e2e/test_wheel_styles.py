@@ -1,5 +1,5 @@
 """styles/ ships in the wheel: installed into a fresh venv, the app finds its sheets in
-site-packages through importlib.resources and draws its main screen."""
+site-packages (the package raw_tui.styles) and draws its main screen."""
 
 from __future__ import annotations
 

@@ -72,9 +72,11 @@ class MainScreen(Screen):
 
     # layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        chat, sidebar = ChatView(id="chat"), Sidebar(id="sidebar")
+        self.lay_out(chat, sidebar, self.app.size)  # now: no restyle of all once mounted
         with Horizontal(id="main"):
-            yield ChatView(id="chat")
-            yield Sidebar(id="sidebar")
+            yield chat
+            yield sidebar
         yield Static(id="panel-strip")  # narrow screens: "a panel changed", while hidden
         yield Composer(id="composer")
         yield StatusLine(id="status", **self.status_args)
@@ -82,7 +84,7 @@ class MainScreen(Screen):
     def on_mount(self) -> None:
         self.apply_sidebar()
         self.query_one(Composer).focus()  # also where AUTO_FOCUS does not run (a browser)
-        self.approval_worker()
+        self.call_after_refresh(self.approval_worker)  # its modal's imports: after the frame
         self.app.main_screen_ready()
 
     @property
@@ -134,16 +136,19 @@ class MainScreen(Screen):
     def apply_sidebar(self, size: Any = None) -> None:
         """Wide: chat | sidebar. Narrow (below WIDE columns): one view at a time, the chat
         or the panels (the sidebar at full width), switched by F2 or by Tab."""
-        sidebar = self.sidebar
-        width, height = size or self.app.size
+        if self.lay_out(self.chat, self.sidebar, size or self.app.size):
+            self.show_panel_strip("")
+
+    def lay_out(self, chat: ChatView, sidebar: Sidebar, size: Any) -> bool:
+        """Show or hide the chat and the sidebar for `size`; whether the sidebar shows."""
+        width, height = size
         wide = width >= WIDE
         sidebar.display = (self.sidebar_mode == "shown" or self.sidebar_forced
                            or (self.sidebar_mode == "auto" and wide))
-        self.chat.display = wide or not sidebar.display
-        if sidebar.display:
-            self.show_panel_strip("")
+        chat.display = wide or not sidebar.display
         self.set_class(not wide, "-narrow")
         self.set_class(width < 60 or height < 16, "-tiny")
+        return sidebar.display
 
     def show_panel_strip(self, text: str) -> None:
         strip = self.query_one("#panel-strip", Static)
