@@ -22,11 +22,11 @@ WELCOME_ENV = "RAW_TUI_WELCOME"  # `off`: never show it
 
 GATE = (
     "Every tool call the agent makes passes a gate before anything runs:",
-    "1. its arguments are checked and what it would change (files, commands) is worked out;",
+    "1. its arguments are checked, what it would change is worked out;",
     "2. your rules allow, ask or deny it, and your hooks may veto it;",
-    "3. when a rule says ask, you see the change and approve (a) or deny (d) it here.",
+    "3. on ask, you see the change and approve (a) or deny (d) it here.",
 )
-KEYS = "Enter send · ^J newline · Esc cancel · Tab panels · ^P commands · F1 keys · ^Q quit"
+KEYS = "Enter send  ^J newline  Esc cancel  Tab panels  ^P commands  ^Q quit"
 
 
 def flag_path() -> Path:

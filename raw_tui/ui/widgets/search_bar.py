@@ -72,21 +72,30 @@ class SearchBar(Horizontal):
         self.step(1)
 
     def find(self, query: str) -> None:
-        """Mark every row holding `query` and go to the newest one."""
+        """Mark every row holding `query` (while the bar shows) and go to the newest one."""
         self._unmark()
         needle = query.casefold()
         chat = self.screen.query_one("#chat")
         rows = [w for w in chat.rows() if w.display] if needle else []
         self.matches = [w for w in reversed(rows) if needle in _text(w).casefold()]
-        for widget in self.matches:
+        for widget in self.matches if self.display else ():
             widget.add_class("-match")
         self.index = 0
         self._show()
 
     def step(self, step: int) -> None:
-        """The next older (1) or newer (-1) match."""
+        """The next older (1) or newer (-1) match; from the chat after Esc (`n`, `N`), the
+        last search is run again first. With no search yet, the bar opens."""
+        if not self.input.value:
+            self.open()
+            return
+        if not self.matches:  # again from the chat: from the match its cursor is on
+            cursor = self.screen.query_one("#chat").cursor
+            at = cursor.widget if cursor is not None else None
+            self.find(self.input.value)
+            self.index = self.matches.index(at) if at in self.matches else 0
         if not self.matches:
-            self.app.bell() if self.input.value else self.open()
+            self.app.bell()
             return
         self.index = (self.index + step) % len(self.matches)
         self._show()
