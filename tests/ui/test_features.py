@@ -91,7 +91,7 @@ async def test_e_on_a_prompt_edits_it_and_enter_resends_it_in_its_place(session)
         await pilot.pause()
         composer = app.query_one(Composer)
         assert app.focused is composer and composer.text == "first question"
-        assert "✎ editing a prompt" in screen_text(app)
+        assert "✎ editing a prompt · Enter resends it (replaces what followed) · Esc stops" in screen_text(app)
         await pilot.press("ctrl+u", *"first, better", "enter")
         await pilot.pause()
         assert session.sent(EditPrompt) == [EditPrompt(turn_id="t1", text="first, better")]

@@ -34,7 +34,7 @@ from ..widgets.sidebar import Sidebar
 from ..widgets.status_line import StatusLine
 from ..widgets.tool_call import ToolCallView
 
-EDIT_STRIP = "✎ editing a prompt · Enter resends it in place of it and what followed · Esc stops"
+EDIT_STRIP = "✎ editing a prompt · Enter resends it (replaces what followed) · Esc stops"
 REWIND_TEXT = {"retry": "↻ retried · the earlier answer is kept in the saved history only",
                "edit": "✎ prompt edited · the earlier one and what followed are kept in the "
                        "saved history only"}
