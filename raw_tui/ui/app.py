@@ -19,6 +19,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from ..bus import UserMessage
 from ..client import SessionClient
 from ..commands import (Clear, Command, Compact, Quit, Reply, SavedSession, SessionInfo,
                         SwitchAgent, SwitchModel, UiSettings)
@@ -163,7 +164,7 @@ class RawApp(App):
         self.main.status_line.set_info(opened.info)
         self.bridge.release(self.main, opened.replay)
         self._opened = True
-        if not opened.replay and welcome.first_run():
+        if not any(isinstance(e, UserMessage) for e in opened.replay) and welcome.first_run():
             self.push_screen(welcome.WelcomeScreen())
         try:
             self.saved = await self.client.saved_sessions()

@@ -1,7 +1,7 @@
 """The welcome screen of a first run: what the gate does in three lines, the keys in one.
 Any key dismisses it. It shows once per state directory: a flag file
 `$XDG_STATE_HOME/raw-tui/welcome-seen` (platformdirs) remembers it was seen; a resumed
-session (a history to draw) never shows it, nor does `RAW_TUI_WELCOME=off` (scripts, tests)."""
+session (a prompt in the history it draws) never shows it, nor does `RAW_TUI_WELCOME=off` (scripts, tests)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from raw_tui.ui.widgets.chat_view import ChatView
 from raw_tui.ui.widgets.composer import Composer
 from raw_tui.ui.widgets.search_bar import SearchBar
 
+from . import events as E
 from .fake_session import connect
 from .helpers import flat, screen_text
 
@@ -76,6 +77,25 @@ async def test_a_replayed_session_shows_what_the_model_saw(session):
         text = flat(screen_text(app))
         assert "answer beta" not in text
         assert "first question" in text and "answer gamma" in text
+
+
+@pytest.mark.parametrize("replayed", [False, True], ids=["live", "replayed"])
+async def test_a_panel_drawn_in_a_replaced_turn_stays(session, replayed):
+    """Panels are the session's state, which a retry does not undo: the panel keeps its
+    place (also when the history is drawn again), only the turn's rows go."""
+    turns = two_turns()
+    turns.insert(4, E.panel([E.BLOCKS["steps"]], pid="steps", placement="chat",
+                            title="Steps"))
+    events = turns + retried()
+    app = RawApp(connect(session, replay=events if replayed else None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        if not replayed:
+            session.publish(*events)
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert "answer beta" not in text and "answer gamma" in text
+        assert "Steps" in text and "Configure" in text
+        assert text.index("Configure") < text.index("↻ retried")
 
 
 async def test_e_on_a_prompt_edits_it_and_enter_resends_it_in_its_place(session):
@@ -235,7 +255,8 @@ def first_run(monkeypatch):
 
 
 async def test_the_first_run_welcomes_once_and_any_key_closes_it(session, first_run):
-    app = RawApp(connect(session))
+    # a hosted session's snapshot replays its opening events: still a first run
+    app = RawApp(connect(session, replay=[ev.SessionStart(session_id="s-test", agent="demo")]))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, WelcomeScreen)

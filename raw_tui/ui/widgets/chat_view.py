@@ -106,17 +106,20 @@ class ChatView(Navigator):
 
     async def drop_from(self, widget: Widget | None) -> None:
         """A retry or an edit replaced the turns from `widget`'s on: remove it and every row
-        after it (every row when it is gone from view already)."""
+        after it (every row when it is gone from view already). Panels stay: they are the
+        session's state, which a retry does not undo (a resumed session shows them too)."""
         if self._batch is not None:
             in_batch = widget in self._batch
-            del self._batch[self._batch.index(widget) if in_batch else 0:]
+            start = self._batch.index(widget) if in_batch else 0
+            self._batch[start:] = [w for w in self._batch[start:] if isinstance(w, PanelView)]
             if in_batch:
                 return
         rows = self.rows()
         index = rows.index(widget) if widget in rows else 0
-        if self.cursor is not None and self.cursor.widget in rows[index:]:
+        drop = [w for w in rows[index:] if not isinstance(w, PanelView)]
+        if self.cursor is not None and self.cursor.widget in drop:
             self.cursor = None
-        await self.remove_children(rows[index:])
+        await self.remove_children(drop)
 
     def user_messages(self) -> list[Widget]:
         """The prompts on screen (mounted, or waiting in a batch), oldest first."""
