@@ -3,8 +3,8 @@
 One vocabulary for the bus, the saved history and `run --output jsonl`. Every event is a
 msgspec Struct tagged by `type`; `encode(event)` gives one JSON object in one call.
 Events that §8 does not list (`panel_state`, `hooks_reload`, `turn_state`, `compaction`,
-`notice`, `usage`, `tool_output`) are raw-tui's own additions, documented in
-docs/decisions.md ("The event stream").
+`notice`, `usage`, `tool_output`, `turn_rewind`, `agent_model`) are raw-tui's own additions,
+documented in docs/decisions.md ("The event stream", "Features users expect").
 """
 
 from __future__ import annotations

@@ -116,3 +116,19 @@ async def test_a_resumed_session_sends_what_the_model_saw(tmp_path):
         (m.role, m.text) for m in expected] == [("user", "first"), ("assistant", "A"),
                                                 ("user", "second"), ("assistant", "C")]
     await resumed.close()
+
+
+async def test_sessions_show_prints_the_whole_history_with_the_marker(tmp_path):
+    from tests.helpers import raw_tui
+
+    h = make_session(tmp_path, LINES, store=HistoryStore())
+    await h.session.run_turn("first")
+    assert (await send(h.session, cmd.Retry())).ok
+    turn = h.of(ev.UserMessage)[0].turn_id
+    h.session.store.close()
+    shown = raw_tui("sessions", "show", h.session.session_id, "--output", "text")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines == ["> first", "A",
+                     f"[retried: the turns from {turn} on left the model's context]",
+                     "> first", "B"]
