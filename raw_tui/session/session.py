@@ -106,8 +106,12 @@ class Session:
                                     models=list(getattr(config, "models", {})))
         self.provider = provider or make_provider(_model_spec(agent))
         if history and hasattr(self.provider, "position"):
-            # a scripted model continues where the saved session left it
-            self.provider.position = min(requests_made(history), len(self.provider.steps))
+            # a scripted model continues where the saved session left it (a switched-to
+            # model started at its first line: count from the last switch)
+            since = max((i for i, e in enumerate(history) if isinstance(e, ev.AgentModel)),
+                        default=-1)
+            self.provider.position = min(requests_made(history[since + 1:]),
+                                         len(self.provider.steps))
         self.conversation = Conversation.from_events(history or [])
         self.state = "idle"
         self.step = 0

@@ -62,6 +62,9 @@ class WelcomeScreen(ModalScreen[None]):
             yield Static(Text(KEYS, style="bold"), id="welcome-keys")
             yield Static(Text("Press any key to start.", style="dim italic"), id="welcome-hint")
 
+    def on_mount(self) -> None:
+        mark_seen()  # shown once, even if the app is quit (Ctrl+Q) while it shows
+
     def on_key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
@@ -72,5 +75,4 @@ class WelcomeScreen(ModalScreen[None]):
 
     def close(self) -> None:
         if self.is_current:
-            mark_seen()
             self.dismiss(None)

@@ -104,3 +104,21 @@ async def test_a_resumed_session_keeps_the_switch_unless_told_otherwise(setup):
     again, _ = open_session(setup, interactive=True, store=store)
     assert (again.info.agent, again.info.model) == ("main", "one")
     await again.close()
+
+
+async def test_a_switched_scripted_model_resumes_at_its_own_line(setup):
+    cfg = setup.config.rsplit("/", 1)[0]
+    with open(f"{cfg}/two.jsonl", "a") as script:
+        script.write('{"text": "second line of two"}\n')
+    store = HistoryStore()
+    session, _ = open_session(setup, interactive=False, store=store)
+    await session.run_turn("on one")
+    await session.handle(cmd.SwitchModel(model="two"))
+    await session.run_turn("on two")
+    await session.close()
+    setup.continue_ = True
+    resumed, _ = open_session(setup, interactive=False, store=store)
+    events = collect(resumed)
+    await resumed.run_turn("again")
+    assert [e.text for e in events if isinstance(e, ev.AssistantText)] == ["second line of two"]
+    await resumed.close()
