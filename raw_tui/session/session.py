@@ -174,8 +174,13 @@ class Session:
     async def _start_mcp(self) -> None:
         from ..mcp.manager import resolve_agent
 
-        agent, warnings, status = await resolve_agent(self.agent, self.mcp,
-                                                      file=self.config.label)
+        wanted = self.agent
+        agent, warnings, status = await resolve_agent(wanted, self.mcp, file=self.config.label)
+        if self.agent.name != wanted.name:  # switched meanwhile: that agent's own start counts
+            return
+        # a model switched meanwhile stays
+        agent = dataclasses.replace(agent, model_alias=self.agent.model_alias,
+                                    model=self.agent.model)
         self.agent = self.dispatcher.agent = agent
         self.mcp_status, self.mcp_warnings = status, warnings
         for tool in agent.tools.tools:
