@@ -295,16 +295,16 @@ class Session:
         """The last prompt still in the model's context, once more, in a new turn."""
         turn = self.conversation.last_prompt_turn()
         if turn is None:
-            return cmd.Reply(ok=False, code=E.REWIND_UNAVAILABLE,
+            return cmd.Reply(ok=False, code=errors.REWIND_UNAVAILABLE,
                              message="nothing to retry: no prompt in the conversation")
         return self._prompt(self.conversation.prompts[turn][0], Rewind(turn, "retry"))
 
     def _edit(self, turn_id: str, text: str) -> cmd.Reply:
         """`text` in place of the prompt of `turn_id`, in a new turn."""
         if not text.strip():
-            return cmd.Reply(ok=False, code=E.REWIND_UNAVAILABLE, message="the prompt is empty")
+            return cmd.Reply(ok=False, code=errors.REWIND_UNAVAILABLE, message="the prompt is empty")
         if turn_id not in self.conversation.prompts or turn_id not in self.conversation.turns():
-            return cmd.Reply(ok=False, code=E.REWIND_UNAVAILABLE,
+            return cmd.Reply(ok=False, code=errors.REWIND_UNAVAILABLE,
                              message="that prompt is no longer in the model's context "
                                      "(cleared, compacted or replaced): send it as a new one")
         return self._prompt(text, Rewind(turn_id, "edit"))
@@ -316,12 +316,12 @@ class Session:
         if refused is not None:
             return refused
         if agent_name not in self.config.agents:
-            return cmd.Reply(ok=False, code=E.UNKNOWN_AGENT,
+            return cmd.Reply(ok=False, code=errors.UNKNOWN_AGENT,
                              message=f"unknown agent {agent_name!r}")
         agent = self.config.agents[agent_name]
         if model is not None:
             if model not in self.config.models:
-                return cmd.Reply(ok=False, code=E.UNKNOWN_MODEL,
+                return cmd.Reply(ok=False, code=errors.UNKNOWN_MODEL,
                                  message=f"unknown model {model!r}")
             agent = dataclasses.replace(agent, model_alias=model, model=self.config.models[model])
         self.use_agent(agent)

@@ -17,7 +17,7 @@ from raw_tui.ui.widgets.chat_view import ChatView
 from raw_tui.ui.widgets.composer import Composer
 from raw_tui.ui.widgets.search_bar import SearchBar
 
-from . import events as E
+from . import events as samples
 from .fake_session import connect
 from .helpers import flat, screen_text
 
@@ -84,7 +84,7 @@ async def test_a_panel_drawn_in_a_replaced_turn_stays(session, replayed):
     """Panels are the session's state, which a retry does not undo: the panel keeps its
     place (also when the history is drawn again), only the turn's rows go."""
     turns = two_turns()
-    turns.insert(4, E.panel([E.BLOCKS["steps"]], pid="steps", placement="chat",
+    turns.insert(4, samples.panel([samples.BLOCKS["steps"]], pid="steps", placement="chat",
                             title="Steps"))
     events = turns + retried()
     app = RawApp(connect(session, replay=events if replayed else None))
