@@ -112,13 +112,18 @@ class RawApp(App):
 
     def _remember_theme(self, theme: Any) -> None:
         """The theme chosen in the palette is the one the next start uses."""
-        if self.prefs_path is None or theme.name == self.prefs.theme:
+        if theme.name != self.prefs.theme:
+            self._remember(theme=theme.name)
+
+    def _remember(self, **changes: Any) -> None:
+        """Keep `changes` in the UI's preferences file (when there is one)."""
+        if self.prefs_path is None:
             return
-        self.prefs = msgspec.structs.replace(self.prefs, theme=theme.name)
+        self.prefs = msgspec.structs.replace(self.prefs, **changes)
         try:
             save_prefs(self.prefs_path, self.prefs)
         except OSError as err:
-            self.notify(f"the theme is not remembered: {err}", severity="warning")
+            self.notify(f"{', '.join(changes)} not remembered: {err}", severity="warning")
 
     def main_screen_ready(self) -> None:
         """The main screen is composed: open the session (now when it is there already,
@@ -164,8 +169,10 @@ class RawApp(App):
         self.main.status_line.set_info(opened.info)
         self.bridge.release(self.main, opened.replay)
         self._opened = True
-        if not any(isinstance(e, UserMessage) for e in opened.replay) and welcome.first_run():
-            self.push_screen(welcome.WelcomeScreen())
+        if self.prefs_path is not None and welcome.first_run(self.prefs.welcome_seen) \
+                and not any(isinstance(e, UserMessage) for e in opened.replay):
+            self.push_screen(welcome.WelcomeScreen(), lambda _: None)
+            self._remember(welcome_seen=True)  # shown once, even if the app is quit from it
         try:
             self.saved = await self.client.saved_sessions()
         except Exception as err:

@@ -1,16 +1,14 @@
 """The welcome screen of a first run: what the gate does in three lines, the keys in one.
-Any key dismisses it. It shows once per state directory: a flag file
-`$XDG_STATE_HOME/raw-tui/welcome-seen` (platformdirs) remembers it was seen; a resumed
-session (a prompt in the history it draws) never shows it, nor does `RAW_TUI_WELCOME=off` (scripts, tests)."""
+Any key dismisses it. It shows once: the UI's preferences file (`ui.json` in the XDG state
+directory, prefs.py) remembers it was shown; a session whose history holds a prompt never
+shows it, nor does `RAW_TUI_WELCOME=off` (scripts, tests)."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-import platformdirs
 from rich.text import Text
-from textual import events, log
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -29,24 +27,9 @@ GATE = (
 KEYS = "Enter send  ^J newline  Esc cancel  Tab panels  ^P commands  ^Q quit"
 
 
-def flag_path() -> Path:
-    return Path(platformdirs.user_state_dir("raw-tui", appauthor=False)) / "welcome-seen"
-
-
-def first_run() -> bool:
-    """No welcome seen yet in this state directory (and not switched off)."""
-    if os.environ.get(WELCOME_ENV, "").lower() in ("off", "0", "no"):
-        return False
-    return not flag_path().exists()
-
-
-def mark_seen() -> None:
-    try:
-        path = flag_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch()
-    except OSError as err:  # a read-only state dir: shown again next time, nothing worse
-        log.error(f"welcome flag: {err!r}")
+def first_run(seen: bool) -> bool:
+    """The welcome was not `seen` yet (and is not switched off)."""
+    return not seen and os.environ.get(WELCOME_ENV, "").lower() not in ("off", "0", "no")
 
 
 class WelcomeScreen(ModalScreen[None]):
@@ -61,9 +44,6 @@ class WelcomeScreen(ModalScreen[None]):
                 yield Static(Text(line), classes="welcome-gate step")
             yield Static(Text(KEYS, style="bold"), id="welcome-keys")
             yield Static(Text("Press any key to start.", style="dim italic"), id="welcome-hint")
-
-    def on_mount(self) -> None:
-        mark_seen()  # shown once, even if the app is quit (Ctrl+Q) while it shows
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

@@ -6,17 +6,20 @@ from __future__ import annotations
 import pytest
 
 from raw_tui import bus as ev
+from raw_tui.ui.app import RawApp
 
+from .fake_session import FakeSession, connect
 from .test_features import retried, two_turns
-from .test_snapshots import SIZES, make_app
+from .test_snapshots import CWD, SIZES, make_app
 
 IDS = lambda s: f"{s[0]}x{s[1]}"  # noqa: E731
 
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
-def test_welcome(snap_compare, size, monkeypatch):
+def test_welcome(snap_compare, size, monkeypatch, tmp_path):
     monkeypatch.delenv("RAW_TUI_WELCOME", raising=False)
-    session, app = make_app()
+    session = FakeSession(cwd=CWD)
+    app = RawApp(connect(session), prefs_path=tmp_path / "ui.json")
 
     async def run_before(pilot):
         await pilot.pause()

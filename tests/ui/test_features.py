@@ -11,7 +11,8 @@ from raw_tui import bus as ev
 from raw_tui.commands import (EditPrompt, Prompt, Reply, Retry, SwitchAgent, SwitchModel)
 from raw_tui.ui import messages
 from raw_tui.ui.app import RawApp
-from raw_tui.ui.welcome import WelcomeScreen, flag_path
+from raw_tui.ui.prefs import load_prefs
+from raw_tui.ui.welcome import WelcomeScreen
 from raw_tui.ui.widgets.chat_items import UserMessageView
 from raw_tui.ui.widgets.chat_view import ChatView
 from raw_tui.ui.widgets.composer import Composer
@@ -254,9 +255,11 @@ def first_run(monkeypatch):
     monkeypatch.delenv("RAW_TUI_WELCOME", raising=False)
 
 
-async def test_the_first_run_welcomes_once_and_any_key_closes_it(session, first_run):
+async def test_the_first_run_welcomes_once_and_any_key_closes_it(session, first_run, tmp_path):
+    prefs = tmp_path / "ui.json"
     # a hosted session's snapshot replays its opening events: still a first run
-    app = RawApp(connect(session, replay=[ev.SessionStart(session_id="s-test", agent="demo")]))
+    app = RawApp(connect(session, replay=[ev.SessionStart(session_id="s-test", agent="demo")]),
+                 prefs_path=prefs)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, WelcomeScreen)
@@ -267,22 +270,23 @@ async def test_the_first_run_welcomes_once_and_any_key_closes_it(session, first_
         await pilot.pause()
         assert not isinstance(app.screen, WelcomeScreen)
         assert app.query_one(Composer).text == ""  # the key only closed it
-    assert flag_path().exists()
-    again = RawApp(connect(session))
+    assert load_prefs(prefs)[0].welcome_seen
+    again = RawApp(connect(session), prefs_path=prefs)
     async with again.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert not isinstance(again.screen, WelcomeScreen)
 
 
 async def test_no_welcome_for_a_resumed_session_or_when_switched_off(session, first_run,
-                                                                    monkeypatch):
-    app = RawApp(connect(session, replay=two_turns()))
+                                                                    monkeypatch, tmp_path):
+    prefs = tmp_path / "ui.json"
+    app = RawApp(connect(session, replay=two_turns()), prefs_path=prefs)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert not isinstance(app.screen, WelcomeScreen)
     monkeypatch.setenv("RAW_TUI_WELCOME", "off")
-    app = RawApp(connect(session))
+    app = RawApp(connect(session), prefs_path=prefs)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert not isinstance(app.screen, WelcomeScreen)
-    assert not flag_path().exists()
+    assert not prefs.exists()
