@@ -50,12 +50,14 @@ def test_welcome_retry_search_and_switch_then_continue(place):
         assert flat(screen).count("second") == 1, screen
 
         tmux.keys("C-f")
+        tmux.wait_for("/ search the chat")  # keys typed before the bar shows go where they were
         tmux.type("alpha")
         tmux.wait_for(lambda s: "1/1" in s)
         tmux.keys("Escape")
         tmux.wait_for(lambda s: "chat ↑↓" in status_line(s))
 
         tmux.keys("C-p")
+        tmux.wait_for("Search for commands")
         tmux.type("Model: two")
         tmux.wait_for("Run the next turns of main on model two")
         tmux.keys("Enter")
