@@ -3,8 +3,8 @@
 One vocabulary for the bus, the saved history and `run --output jsonl`. Every event is a
 msgspec Struct tagged by `type`; `encode(event)` gives one JSON object in one call.
 Events that §8 does not list (`panel_state`, `hooks_reload`, `turn_state`, `compaction`,
-`notice`, `usage`, `tool_output`) are raw-tui's own additions, documented in
-docs/decisions.md ("The event stream").
+`notice`, `usage`, `tool_output`, `turn_rewind`, `agent_model`) are raw-tui's own additions,
+documented in docs/decisions.md ("The event stream", "Features users expect").
 """
 
 from __future__ import annotations
@@ -212,6 +212,23 @@ class TokenUsage(Event, tag="usage"):
     context_window_tokens: int | msgspec.UnsetType = _UNSET
 
 
+class TurnRewind(Event, tag="turn_rewind"):
+    """A retry or an edited prompt: the model's context loses `from_turn` and every turn
+    after it (they stay in the saved history, before this event); the turn this event
+    belongs to takes their place. `reason`: `retry` (the same prompt again) or `edit`."""
+
+    from_turn: str
+    reason: Literal["retry", "edit"]
+
+
+class AgentModel(Event, tag="agent_model"):
+    """The agent or the model was switched (the command palette): turns from now on run
+    with them. A resumed session starts with the last one saved."""
+
+    agent: str
+    model: str
+
+
 class Notice(Event, tag="notice"):
     level: Literal["info", "warning", "error"]
     message: str
@@ -221,7 +238,7 @@ AnyEvent = Union[
     SessionStart, HookEvent, UserMessage, AssistantDelta, AssistantText, ToolCall,
     ApprovalRequest, ApprovalDecision, ToolResultEvent, ToolProgress, ToolOutput, PanelReceipt,
     InteractionRequest, InteractionSettled, RunEnd, PanelState, HooksReload, TurnState,
-    Compaction, Notice, TokenUsage,
+    Compaction, Notice, TokenUsage, TurnRewind, AgentModel,
 ]
 
 _encoder = msgspec.json.Encoder()

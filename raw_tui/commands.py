@@ -57,12 +57,36 @@ class Clear(Command, tag="clear"):
     pass
 
 
+class Retry(Command, tag="retry"):
+    """Run the last prompt again; its turn leaves the model's context (a `turn_rewind`)."""
+
+
+class EditPrompt(Command, tag="edit_prompt"):
+    """Send `text` in place of the prompt of `turn_id`: that turn and every later one leave
+    the model's context (a `turn_rewind`), then `text` starts a new turn."""
+
+    turn_id: str
+    text: str
+
+
+class SwitchModel(Command, tag="switch_model"):
+    """Run the next turns on the model `model` (an alias of the config's `models`)."""
+
+    model: str
+
+
+class SwitchAgent(Command, tag="switch_agent"):
+    """Run the next turns as the agent `agent` (its tools, rules, hooks and model)."""
+
+    agent: str
+
+
 class Quit(Command, tag="quit"):
     """Close the session cleanly (SessionEnd runs)."""
 
 
 AnyCommand = Union[Prompt, Cancel, ApprovalAnswer, FormAnswer, FormCancel, PanelAction, Compact,
-                   Clear, Quit]
+                   Clear, Retry, EditPrompt, SwitchModel, SwitchAgent, Quit]
 
 
 class Reply(msgspec.Struct, omit_defaults=True):
@@ -81,6 +105,8 @@ class SessionInfo(msgspec.Struct, omit_defaults=True):
     model: str
     max_steps: int
     cwd: str
+    agents: list[str] = []  # the agents and model aliases the config offers to switch to
+    models: list[str] = []
 
 
 class UiSettings(msgspec.Struct, frozen=True, omit_defaults=True):

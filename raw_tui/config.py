@@ -130,6 +130,7 @@ class Config:
     dir: Path  # where agent/ tools and hooks resolve
     raw: RawConfig
     agents: dict[str, Agent] = field(default_factory=dict)
+    models: dict[str, ModelConfig] = field(default_factory=dict)  # by alias, paths resolved
     is_demo: bool = False
     redactor: Redactor = field(default_factory=Redactor)  # every secret value configured
     mcp: Any = None  # mcp.config.McpServers
@@ -197,6 +198,7 @@ def load_config(explicit: str | None = None, *, cwd: Path | None = None,
                               file=label, path="models")
         from .tools.registry import ToolCache
 
+        config.models = {alias: _resolved(model, config) for alias, model in models.items()}
         cache = ToolCache()
         for name, value in raw.agents.items():
             config.agents[name] = _agent(name, value, models, config, cache, model_override)
@@ -284,6 +286,13 @@ def _model(alias: str, value: Any, file: str) -> ModelConfig:
     return model
 
 
+def _resolved(model: ModelConfig, config: Config) -> ModelConfig:
+    """A scripted model's script relative to the config's folder."""
+    if model.method == "scripted" and model.script and not os.path.isabs(model.script):
+        return msgspec.structs.replace(model, script=str(config.dir / model.script))
+    return model
+
+
 def _agent(name: str, value: Any, models: dict[str, ModelConfig], config: Config, cache,
            model_override: str | None) -> Agent:
     from .hooks.load import load_hooks
@@ -343,8 +352,6 @@ def _agent(name: str, value: Any, models: dict[str, ModelConfig], config: Config
             raise ConfigError(err.line(), file=file, path=at) from None
         except UnicodeDecodeError as err:
             raise ConfigError(f"cannot read {prompt_path}: {err}", file=file, path=at) from None
-    model = models[alias]
-    if model.method == "scripted" and model.script and not os.path.isabs(model.script):
-        model = msgspec.structs.replace(model, script=str(config.dir / model.script))
-    return Agent(name=name, config=agent, model_alias=alias, model=model, tools=exposed,
+    return Agent(name=name, config=agent, model_alias=alias, model=config.models[alias],
+                 tools=exposed,
                  rules=rules, hooks=hooks, system_prompt=system_prompt)

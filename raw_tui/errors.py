@@ -52,6 +52,12 @@ HISTORY_ERROR = "history_error"
 # Model providers (raw_tui/models): a request failed (HTTP status, connection, timeout, garbage)
 MODEL_ERROR = "model_error"
 
+# Session commands (raw_tui/commands.py): a retry or an edit with no prompt to replace; a
+# switch to an agent or a model alias the config does not define
+REWIND_UNAVAILABLE = "rewind_unavailable"
+UNKNOWN_AGENT = "unknown_agent"
+UNKNOWN_MODEL = "unknown_model"
+
 
 class RawError(Exception):
     """An error with a contract code and a one-line message."""

@@ -23,6 +23,8 @@ def pytest_configure(config):
     Mark every process the tests start, and start the reaper that ends them when this
     pytest is gone, even killed (tests/reaper.py)."""
     os.environ[HOST_MARK_ENV] = str(os.getpid())
+    # the first run's welcome screen only where a test asks for it (tests/ui/test_features.py)
+    os.environ["RAW_TUI_WELCOME"] = "off"
     _start_reaper(os.environ[HOST_MARK_ENV])
     name = config.getoption("--transport")
     if name:

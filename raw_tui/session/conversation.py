@@ -25,6 +25,8 @@ class Conversation:
     entries: list[tuple[str | None, Message]] = field(default_factory=list)
     summary: str | None = None
     reminder: str | None = None
+    # each turn's prompt as the user sent it (text, notes): what a retry sends again
+    prompts: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
 
     def messages(self) -> list[Message]:
         out = []
@@ -46,6 +48,29 @@ class Conversation:
     def add(self, turn: str | None, message: Message) -> None:
         self.entries.append((turn, message))
 
+    def add_prompt(self, turn: str | None, text: str, notes: list[str] | None) -> None:
+        """The user's message opening `turn`."""
+        if turn is not None:
+            self.prompts[turn] = (text, list(notes or ()))
+        self.add(turn, user_message(user_text(text, notes)))
+
+    def last_prompt_turn(self) -> str | None:
+        """The latest turn still in the context that began with a prompt (what Retry runs
+        again), or None."""
+        return next((t for t in reversed(self.turns()) if t in self.prompts), None)
+
+    def rewind(self, from_turn: str) -> list[str]:
+        """Drop `from_turn` and every later entry; returns the notes their prompts carried
+        (the model read them there, so the turn replacing them carries them again)."""
+        index = next(i for i, (t, _) in enumerate(self.entries) if t == from_turn)
+        dropped = {t for t, _ in self.entries[index:] if t is not None}
+        self.entries = self.entries[:index]
+        return [note for turn in self.turns_in_order(dropped)
+                for note in self.prompts.get(turn, ("", []))[1]]
+
+    def turns_in_order(self, turns: set[str]) -> list[str]:
+        return [t for t in self.prompts if t in turns]
+
     def compact(self, summary: str, kept_turns: list[str], reminder: str | None) -> None:
         self.entries = [(t, m) for t, m in self.entries if t in kept_turns]
         self.summary, self.reminder = summary, reminder
@@ -61,7 +86,11 @@ class Conversation:
             turn = event.turn_id if isinstance(event.turn_id, str) else None
             if isinstance(event, ev.UserMessage):
                 notes = event.notes if isinstance(event.notes, list) else None
-                conv.add(turn, user_message(user_text(event.text, notes)))
+                conv.add_prompt(turn, event.text, notes)
+                current = None
+            elif isinstance(event, ev.TurnRewind):
+                if event.from_turn in conv.turns():
+                    conv.rewind(event.from_turn)
                 current = None
             elif isinstance(event, ev.AssistantText):
                 current = assistant_message(event.text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from .. import bus as ev
@@ -13,6 +14,19 @@ from .store import HistoryStore
 class UnknownSession(RawError):
     def __init__(self, message: str) -> None:
         super().__init__("unknown_session", message)
+
+
+def switched_agent(config, agent, history: list[ev.Event]):
+    """The agent and model a resumed session last switched to (an `agent_model` event), when
+    the config still defines them; else `agent`."""
+    switch = next((e for e in reversed(history) if isinstance(e, ev.AgentModel)), None)
+    if switch is None or switch.agent not in config.agents:
+        return agent
+    agent = config.agents[switch.agent]
+    if switch.model in config.models and switch.model != agent.model_alias:
+        agent = dataclasses.replace(agent, model_alias=switch.model,
+                                    model=config.models[switch.model])
+    return agent
 
 
 def open_session(args, *, interactive: bool, store: HistoryStore | None = None,
@@ -43,6 +57,8 @@ def open_session(args, *, interactive: bool, store: HistoryStore | None = None,
     try:
         config = load_config(args.config, cwd=args.cwd_path, model_override=args.model)
         agent = config.agent(args.agent)
+        if not args.agent and not args.model:
+            agent = switched_agent(config, agent, history)
     except BaseException:
         if own_store:
             store.close()

@@ -10,6 +10,7 @@ interaction surface).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import time
 from pathlib import Path
@@ -28,7 +29,7 @@ from ..cancel import Cancelled, unless_cancelled
 from ..redact import Redactor
 from ..tools.dispatch import Dispatcher
 from .approver import BusApprover
-from .conversation import Conversation, requests_made, user_text
+from .conversation import Conversation, requests_made
 from .prompt import system_prompt
 
 DEFAULT_KEEP_TURNS = 2
@@ -49,6 +50,14 @@ def new_id(prefix: str) -> str:
 
 class TurnCancelled(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class Rewind:
+    """A turn replacing `from_turn` and every later one (`reason`: retry or edit)."""
+
+    from_turn: str
+    reason: str
 
 
 @dataclass
@@ -93,11 +102,16 @@ class Session:
         self.mcp = _mcp_manager(config, cwd, self._warn, self.redactor, mcp_servers)
         self.info = cmd.SessionInfo(session_id=self.session_id, agent=agent.name,
                                     model=agent.model_alias, max_steps=agent.config.max_steps,
-                                    cwd=cwd)
+                                    cwd=cwd, agents=list(getattr(config, "agents", {})),
+                                    models=list(getattr(config, "models", {})))
         self.provider = provider or make_provider(_model_spec(agent))
         if history and hasattr(self.provider, "position"):
-            # a scripted model continues where the saved session left it
-            self.provider.position = min(requests_made(history), len(self.provider.steps))
+            # a scripted model continues where the saved session left it (a switched-to
+            # model started at its first line: count from the last switch)
+            since = max((i for i, e in enumerate(history) if isinstance(e, ev.AgentModel)),
+                        default=-1)
+            self.provider.position = min(requests_made(history[since + 1:]),
+                                         len(self.provider.steps))
         self.conversation = Conversation.from_events(history or [])
         self.state = "idle"
         self.step = 0
@@ -160,8 +174,13 @@ class Session:
     async def _start_mcp(self) -> None:
         from ..mcp.manager import resolve_agent
 
-        agent, warnings, status = await resolve_agent(self.agent, self.mcp,
-                                                      file=self.config.label)
+        wanted = self.agent
+        agent, warnings, status = await resolve_agent(wanted, self.mcp, file=self.config.label)
+        if self.agent.name != wanted.name:  # switched meanwhile: that agent's own start counts
+            return
+        # a model switched meanwhile stays
+        agent = dataclasses.replace(agent, model_alias=self.agent.model_alias,
+                                    model=self.agent.model)
         self.agent = self.dispatcher.agent = agent
         self.mcp_status, self.mcp_warnings = status, warnings
         for tool in agent.tools.tools:
@@ -244,18 +263,92 @@ class Session:
             return self._prompt("/compact")
         if isinstance(command, cmd.Clear):
             return self._prompt("/clear")
+        if isinstance(command, cmd.Retry):
+            return self._retry()
+        if isinstance(command, cmd.EditPrompt):
+            return self._edit(command.turn_id, command.text)
+        if isinstance(command, cmd.SwitchModel):
+            return self._switch(self.agent.name, command.model)
+        if isinstance(command, cmd.SwitchAgent):
+            return self._switch(command.agent, None)
         if isinstance(command, cmd.Quit):
             await self.close()
             return cmd.Reply()
         return cmd.Reply(ok=False, message=f"unknown command {type(command).__name__}")
 
-    def _prompt(self, text: str) -> cmd.Reply:
+    def _prompt(self, text: str, rewind: Rewind | None = None) -> cmd.Reply:
+        refused = self._refuse_unless_idle()
+        if refused is not None:
+            return refused
+        self._turn_task = asyncio.create_task(self.run_turn(text, rewind=rewind))
+        return cmd.Reply()
+
+    def _refuse_unless_idle(self) -> cmd.Reply | None:
         if self._closed:
             return cmd.Reply(ok=False, code="closed", message="the session is closed")
         if self.busy:
             return cmd.Reply(ok=False, code="busy", message="a turn is running")
-        self._turn_task = asyncio.create_task(self.run_turn(text))
+        return None
+
+    # retry and edit ----------------------------------------------------------------------
+    def _retry(self) -> cmd.Reply:
+        """The last prompt still in the model's context, once more, in a new turn."""
+        turn = self.conversation.last_prompt_turn()
+        if turn is None:
+            return cmd.Reply(ok=False, code=errors.REWIND_UNAVAILABLE,
+                             message="nothing to retry: no prompt in the conversation")
+        return self._prompt(self.conversation.prompts[turn][0], Rewind(turn, "retry"))
+
+    def _edit(self, turn_id: str, text: str) -> cmd.Reply:
+        """`text` in place of the prompt of `turn_id`, in a new turn."""
+        if not text.strip():
+            return cmd.Reply(ok=False, code=errors.REWIND_UNAVAILABLE, message="the prompt is empty")
+        if turn_id not in self.conversation.prompts or turn_id not in self.conversation.turns():
+            return cmd.Reply(ok=False, code=errors.REWIND_UNAVAILABLE,
+                             message="that prompt is no longer in the model's context "
+                                     "(cleared, compacted or replaced): send it as a new one")
+        return self._prompt(text, Rewind(turn_id, "edit"))
+
+    # switching the agent or the model ----------------------------------------------------
+    def _switch(self, agent_name: str, model: str | None) -> cmd.Reply:
+        """Run the next turns as `agent_name` on `model` (None: the agent's own model)."""
+        refused = self._refuse_unless_idle()
+        if refused is not None:
+            return refused
+        if agent_name not in self.config.agents:
+            return cmd.Reply(ok=False, code=errors.UNKNOWN_AGENT,
+                             message=f"unknown agent {agent_name!r}")
+        agent = self.config.agents[agent_name]
+        if model is not None:
+            if model not in self.config.models:
+                return cmd.Reply(ok=False, code=errors.UNKNOWN_MODEL,
+                                 message=f"unknown model {model!r}")
+            agent = dataclasses.replace(agent, model_alias=model, model=self.config.models[model])
+        self.use_agent(agent)
+        self.bus.publish(ev.AgentModel(agent=agent.name, model=agent.model_alias))
+        self._publish_state()
         return cmd.Reply()
+
+    def use_agent(self, agent) -> None:
+        """Turns from now on run as `agent` (tools, rules, hooks) on its model."""
+        same_agent = agent.name == self.agent.name
+        self.provider = make_provider(_model_spec(agent))
+        if same_agent:  # only the model changes: keep the tools MCP servers resolved
+            agent = dataclasses.replace(self.agent, model_alias=agent.model_alias,
+                                        model=agent.model)
+        self.agent = self.dispatcher.agent = agent
+        self.info = msgspec.structs.replace(self.info, agent=agent.name, model=agent.model_alias,
+                                            max_steps=agent.config.max_steps)
+        if same_agent:
+            return
+        old = self.hooks.swap(agent.hooks)
+        self.hooks.agent_id = agent.name
+        if old is not agent.hooks:
+            old.close()
+        for tool in agent.tools.tools:
+            self.panels.register(tool.identity, tool.declarations)
+        self._mcp_task = None
+        self.start_mcp()
 
     @property
     def busy(self) -> bool:
@@ -274,7 +367,8 @@ class Session:
         return True
 
     # the turn ---------------------------------------------------------------------------
-    async def run_turn(self, text: str, *, last: bool = False) -> TurnOutcome:
+    async def run_turn(self, text: str, *, last: bool = False,
+                       rewind: Rewind | None = None) -> TurnOutcome:
         """Run one turn to its end; publishes exactly one run_end (also when the task running
         it is cancelled from outside, e.g. a close that timed out). The `last` turn of a
         session (a headless run) runs SessionEnd hooks after Stop, so that run_end is the
@@ -294,7 +388,7 @@ class Session:
                 if stripped == "/compact":
                     outcome = await self._compact_turn(turn_id)
                 else:
-                    outcome = await self._turn(turn_id, text)
+                    outcome = await self._turn(turn_id, text, rewind)
             except TurnCancelled:
                 outcome = TurnOutcome("cancelled", errors.CANCELLED, "cancelled")
             except ModelError as err:
@@ -349,7 +443,7 @@ class Session:
         self.bus.publish(ev.Notice(level="info", message="conversation cleared"))
         return TurnOutcome("completed")
 
-    async def _turn(self, turn_id: str, text: str) -> TurnOutcome:
+    async def _turn(self, turn_id: str, text: str, rewind: Rewind | None = None) -> TurnOutcome:
         if self._mcp_task is not None and not self._mcp_task.done():
             await self._unless_cancelled(self.mcp_ready())
         gate = await self.hooks.user_prompt_submit(text, turn_id, self._cancel)
@@ -358,8 +452,13 @@ class Session:
         if not gate.allowed:
             return TurnOutcome("error", gate.code or errors.HOOK_DENIED, gate.reason)
         notes, self.notes = self.notes, []
+        if rewind is not None and rewind.from_turn in self.conversation.turns():
+            # the superseded turns leave the context; the notes they carried stay
+            notes = self.conversation.rewind(rewind.from_turn) + notes
+            self.bus.publish(ev.TurnRewind(from_turn=rewind.from_turn, reason=rewind.reason,
+                                           turn_id=turn_id))
         self.bus.publish(ev.UserMessage(text=text, **_opt(notes=notes or None), turn_id=turn_id))
-        self.conversation.add(turn_id, user_message(user_text(text, notes)))
+        self.conversation.add_prompt(turn_id, text, notes)
         max_steps = self.agent.config.max_steps
         while True:
             if self.step >= max_steps:

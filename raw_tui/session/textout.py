@@ -79,5 +79,12 @@ class TextPrinter:
             code = e.code if isinstance(e.code, str) else ""
             self._line(f"[run {e.status}{' ' + code if code else ''}]")
 
+    def _on_TurnRewind(self, e: ev.TurnRewind) -> None:
+        what = "retried" if e.reason == "retry" else "prompt edited"
+        self._line(f"[{what}: the turns from {e.from_turn} on left the model's context]")
+
+    def _on_AgentModel(self, e: ev.AgentModel) -> None:
+        self._line(f"[agent {e.agent} · model {e.model}]")
+
     def _on_Notice(self, e: ev.Notice) -> None:
         self._line(f"[{e.level}] {e.message}")

@@ -19,8 +19,11 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from ..bus import UserMessage
 from ..client import SessionClient
-from ..commands import Clear, Command, Compact, Quit, Reply, SavedSession, UiSettings
+from ..commands import (Clear, Command, Compact, Quit, Reply, SavedSession, SessionInfo,
+                        SwitchAgent, SwitchModel, UiSettings)
+from . import welcome
 from .messages import EventBridge
 from .prefs import load_prefs, save_prefs
 from .screens.main import MainScreen
@@ -77,6 +80,7 @@ class RawApp(App):
         self._may_open = asyncio.Event()
         self.options = UiSettings()
         self.saved: list[SavedSession] = []  # other saved sessions, for the palette
+        self.info: SessionInfo = client.info  # agent and model follow `agent_model` events
         self.animation_level = "none"
         client.listen(self.bridge.deliver)
 
@@ -108,13 +112,18 @@ class RawApp(App):
 
     def _remember_theme(self, theme: Any) -> None:
         """The theme chosen in the palette is the one the next start uses."""
-        if self.prefs_path is None or theme.name == self.prefs.theme:
+        if theme.name != self.prefs.theme:
+            self._remember(theme=theme.name)
+
+    def _remember(self, **changes: Any) -> None:
+        """Keep `changes` in the UI's preferences file (when there is one)."""
+        if self.prefs_path is None:
             return
-        self.prefs = msgspec.structs.replace(self.prefs, theme=theme.name)
+        self.prefs = msgspec.structs.replace(self.prefs, **changes)
         try:
             save_prefs(self.prefs_path, self.prefs)
         except OSError as err:
-            self.notify(f"the theme is not remembered: {err}", severity="warning")
+            self.notify(f"{', '.join(changes)} not remembered: {err}", severity="warning")
 
     def main_screen_ready(self) -> None:
         """The main screen is composed: open the session (now when it is there already,
@@ -155,10 +164,15 @@ class RawApp(App):
             self.exit(return_code=1)
             return
         self._adopt(opened.ui)
+        self.info = opened.info
         self.title = f"raw-tui · {opened.info.agent}"
         self.main.status_line.set_info(opened.info)
         self.bridge.release(self.main, opened.replay)
         self._opened = True
+        if self.prefs_path is not None and welcome.first_run(self.prefs.welcome_seen) \
+                and not any(isinstance(e, UserMessage) for e in opened.replay):
+            self.push_screen(welcome.WelcomeScreen(), lambda _: None)
+            self._remember(welcome_seen=True)  # shown once, even if the app is quit from it
         try:
             self.saved = await self.client.saved_sessions()
         except Exception as err:
@@ -190,6 +204,11 @@ class RawApp(App):
         if not reply.ok and notify:
             self.notify(reply.message or reply.code or "refused", severity="error")
         return reply
+
+    def switched(self, agent: str, model: str) -> None:
+        """An `agent_model` event: the palette offers the others now."""
+        self.info = msgspec.structs.replace(self.info, agent=agent, model=model)
+        self.title = f"raw-tui · {agent}"
 
     def copy_to_clipboard(self, text: str) -> None:
         self._clipboard = text
@@ -268,6 +287,28 @@ class RawApp(App):
                             partial(self.run_worker, partial(self.send, Compact())))
         yield SystemCommand("/clear", "Start over with an empty conversation",
                             partial(self.run_worker, partial(self.send, Clear())))
+        yield SystemCommand("Retry", "Run the last prompt again in place of its answer (Ctrl+R)",
+                            partial(self.run_worker, main.action_retry))
+        yield SystemCommand("Edit last prompt",
+                            "Edit your last prompt and resend it (e on a prompt in the chat)",
+                            main.action_edit_last)
+        yield SystemCommand("Search the chat", "Find text in the chat (Ctrl+F, / in the chat)",
+                            main.action_search)
+        info = self.info
+        for agent in info.agents:
+            if agent != info.agent:
+                yield SystemCommand(f"Agent: {agent}",
+                                    f"Switch to agent {agent} (its tools, rules, hooks and "
+                                    f"model) for the next turns; now {info.agent}",
+                                    partial(self.run_worker,
+                                            partial(self.send, SwitchAgent(agent=agent))))
+        for model in info.models:
+            if model != info.model:
+                yield SystemCommand(f"Model: {model}",
+                                    f"Run the next turns of {info.agent} on model {model}; "
+                                    f"now {info.model}",
+                                    partial(self.run_worker,
+                                            partial(self.send, SwitchModel(model=model))))
         yield SystemCommand("Quit", "Close the session (SessionEnd runs) and exit",
                             self.action_quit_session)
         yield SystemCommand("Toggle sidebar", "Show or hide the panels",

@@ -116,6 +116,14 @@ class UsageReported(EngineEvent):
     """`usage`"""
 
 
+class TurnRewound(EngineEvent):
+    """`turn_rewind`"""
+
+
+class AgentModelSwitched(EngineEvent):
+    """`agent_model`"""
+
+
 class UndrawnEvent(EngineEvent):
     """An event type this UI has no message for (written to the debug log)."""
 
@@ -142,6 +150,8 @@ MESSAGES: dict[type, type[EngineEvent]] = {
     events.Compaction: Compacted,
     events.Notice: NoticeArrived,
     events.TokenUsage: UsageReported,
+    events.TurnRewind: TurnRewound,
+    events.AgentModel: AgentModelSwitched,
 }
 
 

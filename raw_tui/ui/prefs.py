@@ -1,5 +1,5 @@
 """What the UI remembers between runs, apart from the configuration: the theme chosen in the
-palette. One small JSON file (the command line passes its path: `ui.json` in the XDG state
+palette, and that the first run's welcome was shown. One small JSON file (the command line passes its path: `ui.json` in the XDG state
 directory, found with platformdirs); a missing or unreadable file means the defaults."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import msgspec
 
 class UiPrefs(msgspec.Struct, forbid_unknown_fields=False, omit_defaults=True):
     theme: str | None = None
+    welcome_seen: bool = False
 
 
 def load_prefs(path: Path | None) -> tuple[UiPrefs, str | None]:

@@ -42,10 +42,21 @@ def _read_for(fd: int, seconds: float) -> bytes:
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_an_idle_ui_writes_no_bytes(place, size):
+    assert_idle(place, size)
+
+
+def test_the_first_runs_welcome_writes_no_bytes_while_idle(place):
+    assert_idle(place, (80, 24), welcome=True)
+
+
+def assert_idle(place, size, *, welcome: bool = False) -> None:
     columns, rows = size
     main_fd, child_fd = pty.openpty()
     fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     env = isolated_env(place, TERM="xterm-256color", COLORTERM="truecolor")
+    if welcome:
+        env.pop("RAW_TUI_WELCOME", None)
+    shown = b"Press any key" if welcome else b"idle"
     proc = subprocess.Popen([str(RAW_TUI)],
                             cwd=place / "w", env=env, stdin=child_fd, stdout=child_fd,
                             stderr=child_fd, start_new_session=True, close_fds=True)
@@ -53,7 +64,7 @@ def test_an_idle_ui_writes_no_bytes(place, size):
     try:
         seen = bytearray()
         deadline = time.monotonic() + 60
-        while b"idle" not in seen:  # the status line of the first frame
+        while shown not in seen:  # the status line of the first frame (or the welcome)
             assert time.monotonic() < deadline, f"no first frame: {bytes(seen[-500:])!r}"
             seen += _read_for(main_fd, 0.5)
         _read_for(main_fd, SETTLE_SECONDS)

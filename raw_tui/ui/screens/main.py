@@ -21,17 +21,23 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ...bus import ApprovalRequest
-from ...commands import ApprovalAnswer, Cancel, FormAnswer, FormCancel, PanelAction, Prompt
+from ...commands import (ApprovalAnswer, Cancel, EditPrompt, FormAnswer, FormCancel, PanelAction,
+                         Prompt, Retry)
 from .. import messages as msg
 from ..widgets.chat_items import HiddenRow, HookRow, NoticeRow, PanelReceiptRow, UserMessageView
 from ..widgets.chat_view import ChatView
 from ..widgets.composer import Composer
 from ..widgets.navigator import Navigator
+from ..widgets.search_bar import SearchBar
 from ..widgets.panel_view import PanelView, Target
 from ..widgets.sidebar import Sidebar
 from ..widgets.status_line import StatusLine
 from ..widgets.tool_call import ToolCallView
 
+EDIT_STRIP = "✎ editing a prompt · Enter resends it (replaces what followed) · Esc stops"
+REWIND_TEXT = {"retry": "↻ retried · the earlier answer is kept in the saved history only",
+               "edit": "✎ prompt edited · the earlier one and what followed are kept in the "
+                       "saved history only"}
 WIDE = 100  # below this many columns the sidebar starts hidden
 RUN_END_TEXT = {"cancelled": "turn cancelled", "max_steps": "stopped: max steps reached",
                 "error": "turn failed"}
@@ -45,6 +51,8 @@ class MainScreen(Screen):
     AUTO_FOCUS = "#composer"
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn", id="raw.cancel"),
+        Binding("ctrl+r", "retry", "Retry", id="raw.retry"),
+        Binding("ctrl+f", "search", "Search", id="raw.search"),
         Binding("f2,ctrl+t", "toggle_sidebar", "Sidebar", id="raw.toggle_sidebar"),
         Binding("ctrl+o", "transcript", "Earlier items", id="raw.transcript", show=False),
         Binding("tab", "cycle(1)", "Next place", id="raw.next_place", show=False),
@@ -69,6 +77,7 @@ class MainScreen(Screen):
         self.sidebar_mode = "auto"  # auto | shown | hidden
         self.sidebar_forced = False  # shown because a question arrived there
         self.cursor_blink = False
+        self.editing: UserMessageView | None = None  # the prompt the composer edits
 
     # layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -78,6 +87,8 @@ class MainScreen(Screen):
             yield chat
             yield sidebar
         yield Static(id="panel-strip")  # narrow screens: "a panel changed", while hidden
+        yield SearchBar(id="search")
+        yield Static(EDIT_STRIP, id="edit-strip")  # while the composer edits an earlier prompt
         yield Composer(id="composer")
         yield StatusLine(id="status", **self.status_args)
 
@@ -223,7 +234,7 @@ class MainScreen(Screen):
 
     async def _user_message(self, event: Any, live: bool) -> None:
         await self.finish_stream()
-        await self.chat.add(UserMessageView(event.text))
+        await self.chat.add(UserMessageView(event.text, _get(event.turn_id)))
 
     async def on_assistant_delta_arrived(self, message: msg.AssistantDeltaArrived) -> None:
         if message.live:  # a resumed session draws the final text
@@ -411,6 +422,27 @@ class MainScreen(Screen):
             self.chat_panels.clear()
             self.tool_calls.clear()
 
+    async def on_turn_rewound(self, message: msg.TurnRewound) -> None:
+        await self._safely(message, self._turn_rewind)
+
+    async def _turn_rewind(self, event: Any, live: bool) -> None:
+        """A retry or an edit: the replaced turns leave the chat as they left the model's
+        context (the saved history keeps them: `raw-tui sessions show`)."""
+        await self.finish_stream()
+        view = next((v for v in self.chat.user_messages() if v.turn_id == event.from_turn),
+                    None)
+        if self.editing is not None and self.editing is view:
+            self.stop_editing()
+        await self.chat.drop_from(view)
+        await self.chat.add(NoticeRow(REWIND_TEXT.get(event.reason, event.reason), "info"))
+
+    async def on_agent_model_switched(self, message: msg.AgentModelSwitched) -> None:
+        event = message.event
+        self.status_line.switch(event.agent, event.model)
+        self.app.switched(event.agent, event.model)
+        await self.chat.add(NoticeRow(f"from now on: agent {event.agent} · model {event.model}",
+                                      "info"))
+
     def on_usage_reported(self, message: msg.UsageReported) -> None:
         if message.live:
             self.status_line.usage(message.event)
@@ -507,9 +539,56 @@ class MainScreen(Screen):
 
     # composer -----------------------------------------------------------------------------
     async def on_composer_submitted(self, message: Composer.Submitted) -> None:
-        reply = await self.app.send(Prompt(text=message.text))
+        editing = self.editing
+        if editing is not None and editing.turn_id is not None:
+            command: Any = EditPrompt(turn_id=editing.turn_id, text=message.text)
+        else:
+            command = Prompt(text=message.text)
+        reply = await self.app.send(command)
         if not reply.ok and not message.composer.text:
             message.composer.set_draft(message.text)
+        elif reply.ok and editing is not None:
+            self.stop_editing()
+
+    # retry and edit -----------------------------------------------------------------------
+    def start_editing(self, view: UserMessageView) -> None:
+        """The composer takes `view`'s prompt; Enter resends it in its place."""
+        if view.turn_id is None:
+            self.notify("this prompt cannot be edited (no turn id)", severity="warning")
+            return
+        self.editing = view
+        self.query_one("#edit-strip", Static).display = True
+        self.query_one(Composer).set_draft(view.text)
+
+    def stop_editing(self) -> None:
+        self.editing = None
+        self.query_one("#edit-strip", Static).display = False
+
+    def on_chat_view_edit_requested(self, message: ChatView.EditRequested) -> None:
+        self.start_editing(message.view)
+
+    def action_edit_last(self) -> None:
+        prompts = self.chat.user_messages()
+        if prompts:
+            self.start_editing(prompts[-1])
+        else:
+            self.notify("no prompt to edit", timeout=2)
+
+    async def action_retry(self) -> None:
+        reply = await self.app.send(Retry())
+        if reply.ok and self.editing is not None:
+            self.stop_editing()
+            self.query_one(Composer).clear()
+
+    # search -------------------------------------------------------------------------------
+    def action_search(self) -> None:
+        self.query_one(SearchBar).open()
+
+    def on_search_bar_closed(self, message: SearchBar.Closed) -> None:
+        if message.to_chat and self.chat.display:
+            self.chat.focus()
+        else:
+            self.query_one(Composer).focus()
 
     # navigation: Enter, copy, panel actions ------------------------------------------------
     async def on_navigator_activated(self, message: Navigator.Activated) -> None:
@@ -517,6 +596,8 @@ class MainScreen(Screen):
         widget = target.widget
         if isinstance(widget, ToolCallView):
             widget.toggle()
+        elif isinstance(widget, UserMessageView):
+            self.start_editing(widget)
         elif isinstance(widget, HiddenRow):
             self.action_transcript()
         elif target.panel is not None:
@@ -590,6 +671,10 @@ class MainScreen(Screen):
         self.app.copy_to_clipboard(text)
 
     async def action_cancel_turn(self) -> None:
+        if self.editing is not None:
+            self.stop_editing()
+            self.query_one(Composer).clear()
+            return
         if self.status_line.status.state == "running":
             await self.app.send(Cancel())
 

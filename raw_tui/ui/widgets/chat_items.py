@@ -13,9 +13,12 @@ from .safe import SafeStatic
 
 
 class UserMessageView(SafeStatic):
-    def __init__(self, text: str) -> None:
+    """A prompt the user sent; `turn_id` is its turn (what Enter or `e` edits and resends)."""
+
+    def __init__(self, text: str, turn_id: str | None = None) -> None:
         super().__init__(classes="chat-item user")
         self.text = text
+        self.turn_id = turn_id
 
     def build(self) -> Text:
         out = Text("› ", style="bold")

@@ -8,19 +8,38 @@ session costs what its last screens cost."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from textual.binding import Binding
+from textual.message import Message
 from textual.widget import Widget
 
 from .chat_items import HiddenRow
 from .navigator import Navigator, nav_bindings
 from .panel_view import PanelView, Target
+from .search_bar import SearchBar
 
 PRUNE_SLACK = 20  # prune when this many rows over the limit, so mounting stays cheap
 
 
 class ChatView(Navigator):
     HELP = ("The conversation. **Up/Down** move, **Enter** opens a tool call or a panel's "
-            "actions, **c** copies, **PageUp/PageDown** scroll.")
-    BINDINGS = nav_bindings("chat")
+            "actions, on a prompt of yours **Enter** or **e** edits and resends it, **c** "
+            "copies, **/** searches (**n/N** next and previous match), "
+            "**PageUp/PageDown** scroll.")
+    BINDINGS = nav_bindings("chat") + [
+        Binding("e", "edit", "Edit prompt", id="chat.edit", show=False),
+        Binding("slash", "search", "Search", id="chat.search", show=False),
+        Binding("n", "search_step(1)", "Next match", id="chat.next_match", show=False),
+        Binding("N", "search_step(-1)", "Previous match", id="chat.previous_match",
+                show=False),
+    ]
+
+    @dataclass
+    class EditRequested(Message):
+        """`e` on a prompt: edit it and send it again."""
+
+        view: Widget
 
     def __init__(self, *, max_items: int = 100, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -84,6 +103,45 @@ class ChatView(Navigator):
             self._batch.clear()
         self.hidden_row.display = False
         await self.remove_children(self.rows())
+
+    async def drop_from(self, widget: Widget | None) -> None:
+        """A retry or an edit replaced the turns from `widget`'s on: remove it and every row
+        after it (every row when it is gone from view already). Panels stay: they are the
+        session's state, which a retry does not undo (a resumed session shows them too)."""
+        if self._batch is not None:
+            in_batch = widget in self._batch
+            start = self._batch.index(widget) if in_batch else 0
+            self._batch[start:] = [w for w in self._batch[start:] if isinstance(w, PanelView)]
+            if in_batch:
+                return
+        rows = self.rows()
+        index = rows.index(widget) if widget in rows else 0
+        drop = [w for w in rows[index:] if not isinstance(w, PanelView)]
+        if self.cursor is not None and self.cursor.widget in drop:
+            self.cursor = None
+        await self.remove_children(drop)
+
+    def user_messages(self) -> list[Widget]:
+        """The prompts on screen (mounted, or waiting in a batch), oldest first."""
+        from .chat_items import UserMessageView
+
+        rows = self._batch if self._batch is not None else self.rows()
+        return [w for w in rows if isinstance(w, UserMessageView)]
+
+    def action_edit(self) -> None:
+        from .chat_items import UserMessageView
+
+        widget = self.cursor.widget if self.cursor is not None else None
+        if isinstance(widget, UserMessageView):
+            self.post_message(self.EditRequested(widget))
+        else:
+            self.notify("e edits a prompt of yours: move to one with Up/Down", timeout=2)
+
+    def action_search(self) -> None:
+        self.screen.query_one(SearchBar).open()
+
+    def action_search_step(self, step: int) -> None:
+        self.screen.query_one(SearchBar).step(step)
 
     def targets(self) -> list[Target]:
         out: list[Target] = []

@@ -19,7 +19,9 @@ from textual.widgets import TextArea
 class Composer(TextArea):
     HELP = ("Type a message. **Enter** sends, **Ctrl+J** adds a newline in every terminal "
             "(**Shift+Enter** and **Alt+Enter** too where the terminal tells them from Enter: "
-            "not in tmux or most terminals over SSH), **Up/Down** history.")
+            "not in tmux or most terminals over SSH), **Up/Down** history. **Ctrl+R** "
+            "retries the last turn, **Ctrl+F** searches the chat; to edit an earlier prompt, "
+            "**Enter** or **e** on it in the chat.")
 
     BINDINGS = [
         Binding("enter", "send", "Send", id="composer.send"),

@@ -58,6 +58,11 @@ class StatusLine(Horizontal):
             status.state = "idle"
         self.show(status)
 
+    def switch(self, agent: str, model: str) -> None:
+        """The agent or the model was switched (the palette)."""
+        self.status.agent, self.status.model = agent, model
+        self.show(self.status)
+
     def session_start(self, event: Any) -> None:
         self.status.agent = event.agent
         self.show(self.status)
