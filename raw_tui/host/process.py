@@ -17,7 +17,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -79,6 +79,7 @@ async def serve(args, ready: Ready) -> int:
         ready.say(ok=False, code="config", message=err.line())
         return 2
     store = session.store
+    end_redaction = _redact_output(session.redactor)
     try:
         path = socket_path(session.session_id)
         if not clear_stale(path):
@@ -102,6 +103,39 @@ async def serve(args, ready: Ready) -> int:
         await session.close()
         if store is not None:
             store.close()
+        if end_redaction is not None:
+            end_redaction()
+
+
+def _redact_output(redactor) -> Callable[[], None] | None:
+    """From here on, what the host writes to its log (fds 1 and 2: its own lines, a tool's
+    `print` to stderr, a traceback) goes through a redacting pipe to the same file, with
+    every configured secret replaced. Returns what ends it (everything written reaches the
+    file, bounded), or None when the log is not a file (a host run by hand)."""
+    from ..redact import RedactedLog
+
+    try:
+        path = os.readlink("/proc/self/fd/2")
+    except OSError:
+        return None
+    if not os.path.isfile(path):
+        return None
+    redacted = RedactedLog(path, redactor, name="host-log")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    original = os.dup(2)
+    os.dup2(redacted.fd, 1)
+    os.dup2(redacted.fd, 2)
+
+    def end() -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(original, 1)
+        os.dup2(original, 2)
+        os.close(original)
+        redacted.close(timeout=2.0)
+
+    return end
 
 
 def log(message: str) -> None:

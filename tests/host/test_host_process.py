@@ -21,7 +21,7 @@ from raw_tui.errors import ConfigError
 from raw_tui.host import protocol as wire
 from raw_tui.host.client import HostClient
 from raw_tui.host.paths import live_sessions, probe
-from tests.helpers import raw_tui
+from tests.helpers import raw_tui, write_config, write_tool
 from tests.host.kit import alive, bash_call, kinds, setup, start, until, wait_gone, write_call
 
 
@@ -265,3 +265,35 @@ def test_a_thousand_attach_detach_cycles_leave_fds_and_memory_flat(tmp_path):
     finally:
         os.kill(host.pid, signal.SIGTERM)
         assert wait_gone(host.pid)
+
+
+async def test_the_host_log_holds_no_secret_a_tool_prints(tmp_path, monkeypatch):
+    """A tool that prints the API key to stderr writes into the host's log file: the log
+    shows `[redacted]`, never the key (issue 9 §4: redaction everywhere text is written)."""
+    secret = "sk-host-log-0123456789-SECRET"
+    monkeypatch.setenv("LEAKY_VALUE", secret)
+    args = setup(tmp_path, [{"tool_calls": [{"id": "l1", "name": "leaky", "arguments": {}}]},
+                            {"text": "done"}])
+    cfg = Path(args.config).parent
+    write_tool(cfg, "leaky", "import os, sys\ndef handler(args, ctx):\n"
+               "    print('debug: key', os.environ['LEAKY_VALUE'], file=sys.stderr, flush=True)\n"
+               "    return 'ok'\n", schema={"type": "object"})
+    write_config(cfg, {"tools": {"use": ["agent/leaky"]}}, models={
+        "m": {"method": "scripted", "script": "script.jsonl"},
+        "hosted": {"method": "openai-chat-completions", "model_id": "x",
+                   "base_url": "http://127.0.0.1:9/v1", "api_key": secret}})
+    host = start(args)
+    try:
+        client = await HostClient.connect(host.socket)
+        await client.open()
+        await client.handle(cmd.Prompt(text="go"))
+        await until(lambda: "debug: key" in host.log.read_text())
+        await client.handle(cmd.Quit())
+        assert wait_gone(host.pid, 15)
+    finally:
+        if alive(host.pid):
+            os.kill(host.pid, signal.SIGKILL)
+    text = host.log.read_text()
+    assert "debug: key [redacted]" in text, text
+    assert secret not in text
+    assert "host exiting" in text  # lines after the session closed still reach the file
