@@ -117,3 +117,16 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     return "\nState:\tZ" not in status
+
+
+def alive(pid: int) -> bool:
+    """True until the process and all its threads have exited. A SIGKILLed leader shows as a
+    zombie while its other threads still run their exit, holding its open files (a listening
+    socket among them): it counts as alive until it is the last task left. A reaped or
+    zombie-and-alone process is gone."""
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+        tasks = len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return False
+    return "\nState:\tZ" not in state or tasks > 1

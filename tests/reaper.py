@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.helpers import alive
+
 MARK_ENV = "RAW_TUI_TEST_RUN"
 GRACE_S = 10.0
 
@@ -45,7 +47,7 @@ def end_marked(mark: str, grace: float = GRACE_S) -> list[int]:
     left = pids
     while left and time.monotonic() < deadline:
         time.sleep(0.1)
-        left = [pid for pid in left if _alive(pid)]
+        left = [pid for pid in left if alive(pid)]
     for pid in left:
         _signal(pid, signal.SIGKILL)
     return pids
@@ -67,14 +69,6 @@ def _signal(pid: int, sig: int) -> None:
         os.kill(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def _alive(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "\nState:\tZ" not in status
 
 
 def main(argv: list[str]) -> int:

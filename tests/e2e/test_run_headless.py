@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import raw_tui, write_config
+from tests.helpers import alive, raw_tui, write_config
 
 
 def script(cfg: Path, *lines: dict) -> None:
@@ -175,17 +175,6 @@ def _read_until(proc, predicate, timeout=20):
     raise AssertionError(f"not seen; got {events}")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except OSError:
-        return False
-
-
 def test_sigint_during_long_bash_cancels_once_and_kills_the_group(tmp_path):
     cfg, work = setup(tmp_path, {"tool_calls": [
         {"name": "bash", "arguments": {"commands": [
@@ -207,7 +196,7 @@ def test_sigint_during_long_bash_cancels_once_and_kills_the_group(tmp_path):
     results = [e for e in events if e["type"] == "tool_result"]
     assert [r["code"] for r in results] == ["cancelled", "cancelled"]
     time.sleep(0.2)
-    assert not _alive(bg)
+    assert not alive(bg)
 
 
 def test_kill_9_mid_turn_then_continue(tmp_path):

@@ -13,6 +13,7 @@ import pytest
 from raw_tui import bus as ev
 from raw_tui import commands as cmd
 from tests.engine.hooks.hookkit import write_hook
+from tests.helpers import alive
 from tests.engine.session_kit import agent_config, make_session
 
 BASH_CALL = {"name": "bash", "arguments": {"commands": [{"command": "touch made.txt"}]}}
@@ -277,16 +278,8 @@ async def test_cancel_ends_a_hanging_pre_tool_use_and_stop_hooks_still_run(tmp_p
     [result] = h.of(ev.ToolResultEvent)
     assert result.code == "cancelled"
     assert len(h.model.requests) == 1
-    assert not _alive(pid)
+    assert not alive(pid)
     assert not (work / "made.txt").exists()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2:][:1] not in (b"Z", b"X")
 
 
 # -- what PostToolUse hooks see of a large result ---------------------------------------------

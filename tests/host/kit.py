@@ -13,7 +13,7 @@ from typing import Any
 
 from raw_tui import bus as ev
 from raw_tui.host.launch import Started, start_host
-from tests.helpers import write_config
+from tests.helpers import alive, write_config
 
 ASK_WRITE = [{"match": "builtin/write_file", "effect": "ask"}]
 
@@ -49,14 +49,6 @@ def setup(tmp_path: Path, lines: list[dict], *, ui: dict | None = None,
 
 def start(args: argparse.Namespace) -> Started:
     return start_host(args, timeout=60)
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-    return "\nState:\tZ" not in state
 
 
 def reap(pid: int) -> None:

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.helpers import alive
+
 ROOT = Path(__file__).resolve().parents[2]
 INNER = '''
 import argparse, os, time
@@ -23,13 +25,6 @@ def test_start_a_host_then_hang(tmp_path):
     Path(os.environ["HOST_PID_FILE"]).write_text(str(started.pid))
     time.sleep(300)
 '''
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
 
 
 def test_a_killed_pytest_leaves_no_session_host(tmp_path):
@@ -50,16 +45,16 @@ def test_a_killed_pytest_leaves_no_session_host(tmp_path):
             assert time.monotonic() < deadline, "the inner test never started its host"
             time.sleep(0.1)
         host = int(pid_file.read_text())
-        assert _alive(host)
+        assert alive(host)
         os.killpg(inner.pid, signal.SIGKILL)  # as `timeout -s KILL` does: no teardown runs
         inner.wait()
         deadline = time.monotonic() + 20
-        while _alive(host) and time.monotonic() < deadline:
+        while alive(host) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not _alive(host), "the session host outlived its killed test run"
+        assert not alive(host), "the session host outlived its killed test run"
     finally:
         if inner.poll() is None:
             os.killpg(inner.pid, signal.SIGKILL)
             inner.wait()
-        if host is not None and _alive(host):
+        if host is not None and alive(host):
             os.kill(host, signal.SIGKILL)

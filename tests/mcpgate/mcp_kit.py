@@ -12,7 +12,7 @@ from typing import Any
 from raw_tui.config import load_config
 from raw_tui.mcp.config import alias
 from tests.engine.session_kit import make_session
-from tests.helpers import REPO, write_config
+from tests.helpers import REPO, alive, write_config
 
 FIXTURE = str(REPO / "tests" / "servers" / "mcp_fixture.py")
 SDK_FIXTURE = str(REPO / "tests" / "servers" / "mcp_sdk_fixture.py")
@@ -55,18 +55,6 @@ def call_line(server: str, tool: str, arguments: dict, call_id: str = "c1") -> d
     """A scripted model line calling an MCP tool by its alias."""
     return {"tool_calls": [{"name": alias(server, tool), "arguments": arguments,
                             "id": call_id}]}
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie (not yet reaped) is dead for our purpose
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def kill_quietly(pid: int) -> None:
