@@ -113,7 +113,7 @@ def children_of(pid: int) -> list[int]:
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM], ids=lambda s: s.name)
 def test_a_signal_ends_the_ui_cleanly(tmp_path, mark, sig):
-    from tests.e2e.test_tmux_demo import EXITED, RAW_TUI, Tmux, isolated_env
+    from tests.e2e.terminal_kit import EXITED, RAW_TUI, Tmux, isolated_env
 
     cfg, work, env = setup(tmp_path, mark)
     env = isolated_env(tmp_path / "home", TMPDIR=str(tmp_path / "tmp"))

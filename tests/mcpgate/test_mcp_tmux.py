@@ -5,22 +5,19 @@ server beside the tool name, and quitting ends the servers."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 from pathlib import Path
 
-import pytest
-
 from raw_tui.mcp.config import alias
-from tests.e2e.test_tmux_demo import RAW_TUI, Tmux, isolated_env, place, quit_app, status_line
+from tests.e2e.terminal_kit import (RAW_TUI, Tmux, isolated_env, needs_tmux, place, quit_app,
+                                    status_line)
 from tests.helpers import write_config
 
 from .mcp_kit import alive, fixture_server, kill_quietly
 
 __all__ = ["place"]
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = needs_tmux
 
 
 def test_a_stdio_server_never_draws_on_the_screen(place):
