@@ -8,9 +8,9 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.e2e.test_run_headless import kinds, run_end, script
+from tests.e2e.test_run_headless import kinds, run_end
 from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import REPO, raw_tui, write_config
+from tests.helpers import REPO, raw_tui, write_config, write_script
 
 NO_LOG = {"RAW_TUI_HOOK_LOG": ""}  # the log hook does nothing without it
 
@@ -42,7 +42,7 @@ def config_with(tmp_path: Path, hooks: list[str], *lines: dict, copy: tuple[str,
                 **agent) -> tuple[Path, Path]:
     """A temp config beside copies of the repository's example hooks named in `copy`."""
     cfg = tmp_path / "cfg"
-    script(cfg, *lines)
+    write_script(cfg, *lines)
     for name in copy:
         shutil.copytree(REPO / "hooks" / name, cfg / "hooks" / name)
     write_config(cfg, {"tools": {"use": list(use), "rules": list(rules)},

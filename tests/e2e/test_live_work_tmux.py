@@ -10,8 +10,7 @@ from pathlib import Path
 
 from tests.e2e.terminal_kit import (EXITED, RAW_TUI, Pty, Tmux, flat, isolated_env, needs_tmux,
                                     place)
-from tests.e2e.test_run_headless import script
-from tests.helpers import write_config
+from tests.helpers import write_config, write_script
 
 __all__ = ["place"]
 
@@ -22,7 +21,7 @@ COMMAND = "for i in 1 2 3 4 5 6; do echo tick-$i; sleep 1; done"
 
 def config(root: Path, command: str = COMMAND) -> Path:
     cfg = root / "cfg"
-    script(cfg, {"tool_calls": [{"name": "bash", "arguments": {
+    write_script(cfg, {"tool_calls": [{"name": "bash", "arguments": {
         "commands": [{"command": command}]}}]}, {"text": "all done here"})
     write_config(cfg, {"tools": {"use": ["builtin/bash"], "rules": []}})
     return cfg / "raw.json"

@@ -4,26 +4,19 @@ event, exit codes of DECISIONS.md §7."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.helpers import alive, raw_tui, write_config
-
-
-def script(cfg: Path, *lines: dict) -> None:
-    cfg.mkdir(parents=True, exist_ok=True)
-    (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+from tests.helpers import alive, raw_tui, write_config, write_script
 
 
 def setup(tmp_path, *lines, rules=None, use=None, **agent):
     cfg = tmp_path / "cfg"
-    script(cfg, *lines)
+    write_script(cfg, *lines)
     tools = {"use": use or ["builtin/read_file", "builtin/write_file", "builtin/bash"],
              "rules": rules or []}
     write_config(cfg, {"tools": tools, **agent})
