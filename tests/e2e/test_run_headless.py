@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from tests.e2e.headless_kit import kinds, run_end
 from tests.helpers import alive, raw_tui, write_config, write_script
 
 
@@ -30,17 +31,6 @@ def run(cfg, work, prompt="go", *extra, input=None):
                    "--output", "jsonl", *extra, input=input)
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     return proc, events
-
-
-def kinds(events, skip=("turn_state", "assistant_delta", "tool_output")):
-    """The event types in order, without the streamed ones."""
-    return [e["type"] for e in events if e["type"] not in skip]
-
-
-def run_end(events):
-    ends = [e for e in events if e["type"] == "run_end"]
-    assert len(ends) == 1, ends
-    return ends[0]
 
 
 def test_text_only_run(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_run_headless import run_end
+from tests.e2e.headless_kit import run_end
 from tests.engine.hooks.hookkit import write_hook
 from tests.helpers import raw_tui, write_config, write_script
 from raw_tui.tools.proctree import all_procs
