@@ -14,6 +14,7 @@ import pytest
 import raw_tui as raw_tui_pkg
 
 from raw_tui.session.prompt import DEFAULT_SYSTEM_PROMPT
+from tests.e2e.headless_kit import run_end, stored
 from tests.e2e.provider_kit import Wire, server, wire
 from tests.helpers import raw_tui, write_config
 from tests.servers.http_server import ProtocolServer
@@ -47,18 +48,6 @@ def run(cfg, work, prompt="go", *extra):
 def kinds(events):
     return [e["type"] for e in events
             if e["type"] not in ("turn_state", "assistant_delta", "usage", "tool_output")]
-
-
-def run_end(events):
-    ends = [e for e in events if e["type"] == "run_end"]
-    assert len(ends) == 1, ends
-    return ends[0]
-
-
-def stored(session_id: str) -> list[dict]:
-    shown = raw_tui("sessions", "show", session_id)
-    assert shown.returncode == 0, shown.stderr
-    return [json.loads(line) for line in shown.stdout.splitlines()]
 
 
 def one_clear_line(stderr: str) -> str:
