@@ -21,7 +21,7 @@ echo the token alone.
 from __future__ import annotations
 
 import json
-from typing import TypeVar
+from typing import Callable, TypeVar
 
 import msgspec
 
@@ -189,3 +189,29 @@ class RedactedLog:
     def close(self, timeout: float = 1.0) -> None:
         self.close_fd()
         self.drained(timeout)
+
+    def redirect_std(self, *, restore: bool = True) -> Callable[[], None]:
+        """From here on, this process's fds 1 and 2 (its prints, a child's output, a
+        traceback) write to the log. Returns what ends it: fds 1 and 2 back to what they
+        were (to /dev/null with `restore=False`: a protocol stream must not get them back),
+        then `close` (bounded: a daemon a command left may still hold a copy)."""
+        import os
+        import sys
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        before = [os.dup(fd) for fd in (1, 2)] if restore else []
+        for fd in (1, 2):
+            os.dup2(self.fd, fd)
+
+        def end() -> None:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            after = before or [os.open(os.devnull, os.O_WRONLY)] * 2
+            for fd, target in zip((1, 2), after):  # still open for whatever writes at exit
+                os.dup2(target, fd)
+            for target in set(after):
+                os.close(target)
+            self.close(timeout=2.0)
+
+        return end

@@ -56,6 +56,12 @@ def write_config(config_dir: Path, agent: dict, *, models: dict | None = None,
     return path
 
 
+def write_script(config_dir: Path, *lines: dict) -> None:
+    """The scripted model's replies, one a line (`script.jsonl` beside a config)."""
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
 def raw_tui(*args: str, cwd: Path | None = None, input: str | None = None,
             env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     """Run the real command line in a subprocess."""

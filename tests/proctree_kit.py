@@ -16,7 +16,8 @@ def marker() -> str:
     return str(random.randrange(10**7, 10**8))
 
 
-def _live(pid: str) -> bool:
+def pid_alive(pid: int | str) -> bool:
+    """The process exists and is not a zombie (a zombie has ended; only its entry is left)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             stat = f.read()
@@ -36,7 +37,7 @@ def with_marker(mark: str) -> list[int]:
                 args = f.read().split(b"\0")
         except OSError:
             continue
-        if mark.encode() in args and _live(name):
+        if mark.encode() in args and pid_alive(name):
             found.append(int(name))
     return found
 

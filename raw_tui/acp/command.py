@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import sys
 import threading
 from pathlib import Path
+from typing import Callable
 
 from ..paths import state_home
 
@@ -37,8 +37,8 @@ def cmd_acp(args) -> int:
     # server the client supplies in session/new
     config = load(args, client_mcp=True)
     agent_config = config.agent(args.agent)
-    log = _start_logging(config.redactor)
-    protocol_in, protocol_out = _take_stdio(log.fd)
+    protocol_in, protocol_out = _take_stdio()
+    end_logging = _start_logging(config.redactor)
     sdk = threading.Thread(target=_import_sdk, name="acp-import", daemon=True)
     sdk.start()  # the SDK loads while the client's `initialize` is answered here
     first, rest = _read_line(protocol_in.fileno())
@@ -55,7 +55,7 @@ def cmd_acp(args) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        _end_logging(log)
+        _end_logging(end_logging)
     return 0
 
 
@@ -117,8 +117,9 @@ def _write_all(fd: int, data: bytes) -> None:
         data = data[os.write(fd, data):]
 
 
-def _start_logging(redactor):
-    """The log (`acp.log`, appended) behind a redacting pipe; the root logger writes there."""
+def _start_logging(redactor) -> Callable[[], None]:
+    """The log (`acp.log`, appended) behind a redacting pipe; the root logger, fd 1 and fd 2
+    write there. Returns what ends it (`_end_logging`)."""
     from ..redact import RedactedLog
 
     path = log_path()
@@ -133,39 +134,30 @@ def _start_logging(redactor):
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
     logging.captureWarnings(True)
-    return log
+    return log.redirect_std(restore=False)
 
 
-def _end_logging(log) -> None:
+def _end_logging(end_redirect: Callable[[], None]) -> None:
     """Everything written reaches the file: our write ends closed, the copy drained (bounded:
-    a daemon a command left may still hold fd 2)."""
+    a daemon a command left may still hold fd 2); fds 1 and 2 go to /dev/null."""
     logging.shutdown()
     for handler in logging.getLogger().handlers:
         stream = getattr(handler, "stream", None)
         if stream is not None:
             stream.close()
     logging.getLogger().handlers[:] = []
-    sys.stdout.flush()
-    sys.stderr.flush()
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    for fd in (1, 2):  # still open for whatever writes at exit, no longer the pipe
-        os.dup2(devnull, fd)
-    os.close(devnull)
-    log.close(timeout=2.0)
+    end_redirect()
 
 
-def _take_stdio(log_fd: int):
-    """Duplicate fd 0 and fd 1 for the protocol; fd 0 becomes /dev/null, fd 1 and fd 2 the
-    log, so children (hooks, bash) and stray prints never touch the protocol streams."""
+def _take_stdio():
+    """Duplicate fd 0 and fd 1 for the protocol; fd 0 becomes /dev/null (fd 1 and fd 2 then
+    become the log, `_start_logging`), so children (hooks, bash) and stray prints never
+    touch the protocol streams."""
     protocol_in = os.fdopen(os.dup(0), "rb", buffering=0)
     protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.dup2(log_fd, 1)
-    os.dup2(log_fd, 2)
     return protocol_in, protocol_out
 
 

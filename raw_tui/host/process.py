@@ -120,22 +120,7 @@ def _redact_output(redactor) -> Callable[[], None] | None:
         return None
     if not os.path.isfile(path):
         return None
-    redacted = RedactedLog(path, redactor, name="host-log")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    original = os.dup(2)
-    os.dup2(redacted.fd, 1)
-    os.dup2(redacted.fd, 2)
-
-    def end() -> None:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.dup2(original, 1)
-        os.dup2(original, 2)
-        os.close(original)
-        redacted.close(timeout=2.0)
-
-    return end
+    return RedactedLog(path, redactor, name="host-log").redirect_std()
 
 
 def log(message: str) -> None:

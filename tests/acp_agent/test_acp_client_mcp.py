@@ -6,8 +6,6 @@ session; a server that cannot start is a warning and the session goes on."""
 from __future__ import annotations
 
 import asyncio
-import socket
-import subprocess
 import sys
 import time
 
@@ -19,7 +17,9 @@ from raw_tui.config import load_config
 from raw_tui.mcp.config import alias
 from tests.acp_agent.kit import RecordingClient, rig
 from tests.acp_agent.test_acp_agent import error_of
-from tests.mcpgate.mcp_kit import FIXTURE, SDK_FIXTURE, alive, call_line, mcp_config
+from tests.mcpgate.mcp_kit import FIXTURE, alive, call_line, http_server, mcp_config
+
+__all__ = ["http_server"]  # the fixture
 
 SECRET = "client-secret-4f1c9e"
 
@@ -120,25 +120,6 @@ def test_without_acp_a_selected_server_missing_from_the_config_is_still_an_error
     path = mcp_config(tmp_path, {}, ["mcp/client/echo"])
     with pytest.raises(ConfigError, match="no MCP server 'client' in mcp.servers"):
         load_config(str(path), cwd=tmp_path)
-
-
-@pytest.fixture
-def http_server():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, SDK_FIXTURE, "http", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(10)
 
 
 async def test_a_client_http_server_is_selected_and_called_through_the_gate(tmp_path,

@@ -5,18 +5,19 @@ history, hook payloads, `call`'s report and the next model request hold no key."
 from __future__ import annotations
 
 import json
-import os
 import stat
 
 import pytest
 
-from tests.e2e.test_providers_session import WIRES, Wire
+from tests.e2e.provider_kit import WIRES, Wire, server, wire
 from tests.helpers import raw_tui, write_config
 from tests.servers import openai_wire
 from tests.servers.http_server import ProtocolServer, Recorded, Reply
 
 KEY = "sk-test-0123456789abcdefSECRET"
 ENV_KEY = "sk-env-9876543210fedcbaSECRET"
+
+__all__ = ["server", "wire"]  # the fixtures
 
 
 def echo_key(wire: Wire):
@@ -25,17 +26,6 @@ def echo_key(wire: Wire):
         sent = request.headers.get("authorization") or request.headers.get("x-api-key", "")
         return wire.error(401, f"invalid key: {sent}")
     return reply
-
-
-@pytest.fixture(params=list(WIRES))
-def wire(request) -> Wire:
-    return WIRES[request.param]
-
-
-@pytest.fixture
-def server():
-    with ProtocolServer() as srv:
-        yield srv
 
 
 def setup(tmp_path, wire: Wire, server: ProtocolServer, *, key_in: str = "config"):

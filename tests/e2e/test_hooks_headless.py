@@ -5,51 +5,19 @@ denied UserPromptSubmit keeping the prompt out of history and the model uncalled
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-from tests.e2e.test_run_headless import kinds, run_end, script
+from tests.e2e.headless_kit import config_with, kinds, run, run_end, stored
 from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import REPO, raw_tui, write_config
-
-NO_LOG = {"RAW_TUI_HOOK_LOG": ""}  # the log hook does nothing without it
-
-
-def run(cfg: Path, work: Path, prompt: str = "go", *extra: str, env: dict | None = None,
-        output: str = "jsonl"):
-    proc = raw_tui("--config", str(cfg), "--cwd", str(work), "run", prompt, "--output", output,
-                   *extra, env={**NO_LOG, **(env or {})})
-    events = [json.loads(line) for line in proc.stdout.splitlines()] if output == "jsonl" else []
-    return proc, events
+from tests.helpers import REPO, raw_tui
 
 
 def receipts(events, event=None):
     return [e for e in events if e["type"] == "hook_event" and event in (None, e["event"])]
 
 
-def stored(session_id: str) -> list[dict]:
-    shown = raw_tui("sessions", "show", session_id)
-    assert shown.returncode == 0, shown.stderr
-    return [json.loads(line) for line in shown.stdout.splitlines()]
-
-
 def read_log(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def config_with(tmp_path: Path, hooks: list[str], *lines: dict, copy: tuple[str, ...] = (),
-                use=("builtin/read_file", "builtin/write_file", "builtin/bash"), rules=(),
-                **agent) -> tuple[Path, Path]:
-    """A temp config beside copies of the repository's example hooks named in `copy`."""
-    cfg = tmp_path / "cfg"
-    script(cfg, *lines)
-    for name in copy:
-        shutil.copytree(REPO / "hooks" / name, cfg / "hooks" / name)
-    write_config(cfg, {"tools": {"use": list(use), "rules": list(rules)},
-                       "hooks": {"use": hooks}, **agent})
-    work = tmp_path / "work"
-    work.mkdir(exist_ok=True)
-    return cfg / "raw.json", work
 
 
 # -- 1. the guard example denies rm -------------------------------------------------------

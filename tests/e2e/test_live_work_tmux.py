@@ -5,30 +5,23 @@ same, and on a pty the UI writes no byte while idle after the call."""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
-import signal
-import struct
-import subprocess
-import termios
 import time
 from pathlib import Path
 
-from tests.e2e.test_idle_traffic import _read_for
-from tests.e2e.test_run_headless import script
-from tests.e2e.test_tmux_demo import (EXITED, RAW_TUI, Tmux, flat, isolated_env, place,
-                                      pytestmark)
-from tests.helpers import write_config
+from tests.e2e.terminal_kit import (EXITED, RAW_TUI, Pty, Tmux, flat, isolated_env, needs_tmux,
+                                    place)
+from tests.helpers import write_config, write_script
 
-__all__ = ["place", "pytestmark"]
+__all__ = ["place"]
+
+pytestmark = needs_tmux
 
 COMMAND = "for i in 1 2 3 4 5 6; do echo tick-$i; sleep 1; done"
 
 
 def config(root: Path, command: str = COMMAND) -> Path:
     cfg = root / "cfg"
-    script(cfg, {"tool_calls": [{"name": "bash", "arguments": {
+    write_script(cfg, {"tool_calls": [{"name": "bash", "arguments": {
         "commands": [{"command": command}]}}]}, {"text": "all done here"})
     write_config(cfg, {"tools": {"use": ["builtin/bash"], "rules": []}})
     return cfg / "raw.json"
@@ -63,36 +56,14 @@ def test_three_captures_during_a_long_bash_call_differ(place):
 
 
 def test_no_byte_is_written_while_idle_after_a_call(place):
-    columns, rows = 80, 24
-    main_fd, child_fd = pty.openpty()
-    fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     env = isolated_env(place, TERM="xterm-256color", COLORTERM="truecolor")
     cfg = config(place, "echo first; sleep 1.2; echo second")
-    proc = subprocess.Popen([str(RAW_TUI), "--config", str(cfg)], cwd=place / "w", env=env,
-                            stdin=child_fd, stdout=child_fd, stderr=child_fd,
-                            start_new_session=True, close_fds=True)
-    os.close(child_fd)
-    try:
-        seen = bytearray()
-        deadline = time.monotonic() + 60
-        while b"idle" not in seen:
-            assert time.monotonic() < deadline, f"no first frame: {bytes(seen[-500:])!r}"
-            seen += _read_for(main_fd, 0.5)
-        _read_for(main_fd, 1.0)
-        os.write(main_fd, b"go\r")
-        seen = bytearray()
-        deadline = time.monotonic() + 60
-        while b"all done here" not in seen:
-            assert time.monotonic() < deadline, f"the turn did not end: {bytes(seen[-500:])!r}"
-            seen += _read_for(main_fd, 0.5)
-        _read_for(main_fd, 3.0)  # the last repaints
-        idle = _read_for(main_fd, 8.0)
+    with Pty([str(RAW_TUI), "--config", str(cfg)], cwd=place / "w", env=env,
+             size=(80, 24)) as terminal:
+        terminal.read_until(b"idle", "no first frame")
+        terminal.read_for(1.0)
+        terminal.write(b"go\r")
+        terminal.read_until(b"all done here", "the turn did not end")
+        terminal.read_for(3.0)  # the last repaints
+        idle = terminal.read_for(8.0)
         assert idle == b"", f"{len(idle)} bytes while idle after a call: {idle[:300]!r}"
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        os.close(main_fd)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import raw_tui, write_config
+from tests.helpers import raw_tui, write_config, write_script
 
 
 def setup(tmp_path, *lines, use=("builtin/todo", "builtin/ask_user")):
     cfg = tmp_path / "cfg"
     cfg.mkdir()
-    (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_script(cfg, *lines)
     write_config(cfg, {"tools": {"use": list(use)}})
     work = tmp_path / "work"
     work.mkdir()
@@ -103,7 +103,7 @@ def handler(args, ctx):
     return {"content": [{"type": "panel", "panel": "p", "op": "patch", "patches": [patch]}]}
 ''', panels=[{"id": "p", "title": "Plan"}])
     calls = [{"tool_calls": [{"name": "plan", "arguments": {"text": t}}]} for t in ("start", "tick")]
-    (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in calls))
+    write_script(cfg, *calls)
     write_config(cfg, {"tools": {"use": ["agent/plan"]}})
     proc = run(cfg, tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from raw_tui.session.session import COMPACT_INSTRUCTION
-from tests.e2e.test_providers_session import WIRES, server, wire  # noqa: F401 (fixtures)
+from tests.e2e.provider_kit import server, wire  # noqa: F401 (fixtures)
 from tests.engine.session_kit import agent_config
 from raw_tui import bus as ev
 from raw_tui.models.base import make_provider

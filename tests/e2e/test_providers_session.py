@@ -6,86 +6,24 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 import raw_tui as raw_tui_pkg
 
 from raw_tui.session.prompt import DEFAULT_SYSTEM_PROMPT
+from tests.e2e.headless_kit import run_end, stored
+from tests.e2e.provider_kit import Wire, server, wire
 from tests.helpers import raw_tui, write_config
-from tests.servers import anthropic_wire, openai_wire
-from tests.servers.http_server import ProtocolServer, Reply
+from tests.servers.http_server import ProtocolServer
+
+__all__ = ["server", "wire"]  # the fixtures
 
 BUILTIN = Path(raw_tui_pkg.__file__).parent / "tools" / "builtin"
 TOOLS = ["builtin/read_file", "builtin/write_file", "builtin/bash", "builtin/todo"]
 DENY_TODO = [{"match": "builtin/todo", "effect": "deny"}]
-
-
-@dataclass
-class Wire:
-    method: str
-    text: Callable[..., Reply]
-    calls: Callable[..., Reply]
-    error: Callable[[int, str], Reply]
-
-    # reading a recorded request body ----------------------------------------------------
-    def system(self, body: dict) -> str:
-        if self.method == "anthropic-messages":
-            return body.get("system")
-        first = body["messages"][0]
-        assert first["role"] == "system"
-        return first["content"]
-
-    def tools(self, body: dict) -> list[dict[str, Any]]:
-        if self.method == "anthropic-messages":
-            return body.get("tools", [])
-        return [{"name": t["function"]["name"], "description": t["function"]["description"],
-                 "input_schema": t["function"]["parameters"]} for t in body.get("tools", [])]
-
-    def results(self, body: dict) -> list[tuple[str, str]]:
-        """(tool call id, text) of every tool result in the request."""
-        if self.method == "anthropic-messages":
-            return [(b["tool_use_id"], b["content"]) for m in body["messages"]
-                    if isinstance(m["content"], list) for b in m["content"]
-                    if b["type"] == "tool_result"]
-        return [(m["tool_call_id"], m["content"]) for m in body["messages"] if m["role"] == "tool"]
-
-    def user_texts(self, body: dict) -> list[str]:
-        out = []
-        for m in body["messages"]:
-            if m["role"] != "user":
-                continue
-            if isinstance(m["content"], str):
-                out.append(m["content"])
-            else:
-                out += [b["text"] for b in m["content"] if b["type"] == "text"]
-        return out
-
-
-WIRES = {
-    "openai-chat-completions": Wire(
-        "openai-chat-completions", openai_wire.text_reply,
-        lambda calls, **kw: openai_wire.tool_calls_reply(calls, fragment=3, interleave=True, **kw),
-        lambda status, message: openai_wire.error_reply(status, message)),
-    "anthropic-messages": Wire(
-        "anthropic-messages", anthropic_wire.text_reply,
-        lambda calls, **kw: anthropic_wire.tool_use_reply(calls, fragment=3, **kw),
-        lambda status, message: anthropic_wire.error_reply(status, "api_error", message)),
-}
-
-
-@pytest.fixture(params=list(WIRES))
-def wire(request) -> Wire:
-    return WIRES[request.param]
-
-
-@pytest.fixture
-def server():
-    with ProtocolServer() as srv:
-        yield srv
 
 
 def setup(tmp_path, wire: Wire, server: ProtocolServer, *, timeout_ms: int = 20000,
@@ -110,18 +48,6 @@ def run(cfg, work, prompt="go", *extra):
 def kinds(events):
     return [e["type"] for e in events
             if e["type"] not in ("turn_state", "assistant_delta", "usage", "tool_output")]
-
-
-def run_end(events):
-    ends = [e for e in events if e["type"] == "run_end"]
-    assert len(ends) == 1, ends
-    return ends[0]
-
-
-def stored(session_id: str) -> list[dict]:
-    shown = raw_tui("sessions", "show", session_id)
-    assert shown.returncode == 0, shown.stderr
-    return [json.loads(line) for line in shown.stdout.splitlines()]
 
 
 def one_clear_line(stderr: str) -> str:

@@ -4,26 +4,20 @@ event, exit codes of DECISIONS.md §7."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.helpers import alive, raw_tui, write_config
-
-
-def script(cfg: Path, *lines: dict) -> None:
-    cfg.mkdir(parents=True, exist_ok=True)
-    (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+from tests.e2e.headless_kit import kinds, run_end
+from tests.helpers import alive, raw_tui, write_config, write_script
 
 
 def setup(tmp_path, *lines, rules=None, use=None, **agent):
     cfg = tmp_path / "cfg"
-    script(cfg, *lines)
+    write_script(cfg, *lines)
     tools = {"use": use or ["builtin/read_file", "builtin/write_file", "builtin/bash"],
              "rules": rules or []}
     write_config(cfg, {"tools": tools, **agent})
@@ -37,17 +31,6 @@ def run(cfg, work, prompt="go", *extra, input=None):
                    "--output", "jsonl", *extra, input=input)
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     return proc, events
-
-
-def kinds(events, skip=("turn_state", "assistant_delta", "tool_output")):
-    """The event types in order, without the streamed ones."""
-    return [e["type"] for e in events if e["type"] not in skip]
-
-
-def run_end(events):
-    ends = [e for e in events if e["type"] == "run_end"]
-    assert len(ends) == 1, ends
-    return ends[0]
 
 
 def test_text_only_run(tmp_path):

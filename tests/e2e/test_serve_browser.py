@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_serve_http import server  # the served demo in an isolated place
-from tests.e2e.test_tmux_demo import RAW_TUI, demo_note, isolated_env, place
+from tests.e2e.terminal_kit import RAW_TUI, demo_note, isolated_env, place
 
 __all__ = ["place", "server"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import raw_tui, write_config
+from tests.helpers import raw_tui, write_config, write_script
 
 LINES = [
     {"text": "Listing.", "tool_calls": [{"name": "todo", "arguments": {"todos": [
@@ -23,7 +23,7 @@ LINES = [
 def setup(tmp_path):
     cfg = tmp_path / "cfg"
     cfg.mkdir()
-    (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in LINES))
+    write_script(cfg, *LINES)
     write_config(cfg, {"tools": {"use": ["builtin/todo"]}})
     work = tmp_path / "work"
     work.mkdir()

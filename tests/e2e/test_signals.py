@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_run_headless import run_end, script
+from tests.e2e.headless_kit import run_end
 from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import raw_tui, write_config
+from tests.helpers import raw_tui, write_config, write_script
 from raw_tui.tools.proctree import all_procs
 from tests.proctree_kit import kill_marked, marker, survivors, with_marker
 
@@ -37,7 +37,7 @@ def long_command(mark: str) -> str:
 
 def setup(tmp_path: Path, mark: str) -> tuple[Path, Path, dict]:
     cfg = tmp_path / "cfg"
-    script(cfg, {"text": "Working.", "tool_calls": [
+    write_script(cfg, {"text": "Working.", "tool_calls": [
         {"name": "bash", "arguments": {"commands": [{"command": long_command(mark)}]}}]},
         {"text": "Never read."})
     write_hook(cfg, "note", "sys.stdin.read()", events=["PreToolUse", "PostToolUseFailure"])
@@ -113,7 +113,7 @@ def children_of(pid: int) -> list[int]:
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM], ids=lambda s: s.name)
 def test_a_signal_ends_the_ui_cleanly(tmp_path, mark, sig):
-    from tests.e2e.test_tmux_demo import EXITED, RAW_TUI, Tmux, isolated_env
+    from tests.e2e.terminal_kit import EXITED, RAW_TUI, Tmux, isolated_env
 
     cfg, work, env = setup(tmp_path, mark)
     env = isolated_env(tmp_path / "home", TMPDIR=str(tmp_path / "tmp"))

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_tmux_demo import (RAW_TUI, Tmux, demo_note, isolated_env, place,
-                                      quit_app, status_line)
+from tests.e2e.terminal_kit import (RAW_TUI, Tmux, demo_note, isolated_env, place,
+                                    quit_app, status_line)
 
 __all__ = ["place"]  # the fixture, re-used
 

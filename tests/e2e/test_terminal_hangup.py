@@ -23,7 +23,7 @@ import time
 import pytest
 
 from tests.e2e.test_serve_http import ANSI
-from tests.e2e.test_tmux_demo import RAW_TUI, isolated_env, place
+from tests.e2e.terminal_kit import RAW_TUI, isolated_env, place
 
 __all__ = ["place"]
 

@@ -8,122 +8,17 @@ sleeps. Skipped only when tmux is missing.
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
-import shlex
-import shutil
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-RAW_TUI = Path(sys.executable).parent / "raw-tui"
-STEP_TIMEOUT = 30.0  # a loaded 2-core CI machine: generous, since we poll
-EXITED = "raw-tui exited with "
-_names = itertools.count()
+from tests.e2e.terminal_kit import (RAW_TUI, Tmux, demo_note, flat, isolated_env, needs_tmux,
+                                    place, quit_app, raw_tui_cli, status_line)
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+__all__ = ["place"]
 
-
-def flat(text: str) -> str:
-    """Screen text with line breaks and runs of blanks as single spaces (wrapped words)."""
-    return " ".join(text.split())
-
-
-class Tmux:
-    """One detached tmux session on a private server socket (no user config)."""
-
-    def __init__(self, *, width: int = 80, height: int = 24, env: dict[str, str]) -> None:
-        self.socket = f"raw-tui-test-{os.getpid()}-{next(_names)}"
-        self.name = "ui"
-        self.width, self.height = width, height
-        self.env = env
-
-    def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        return subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args],
-                              env=self.env, capture_output=True, text=True, check=check,
-                              timeout=20)
-
-    def start(self, argv: list[str], *, cwd: Path) -> None:
-        """Run argv in the pane; when it exits the pane says `raw-tui exited with CODE`."""
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items())
-                           if k.startswith(("XDG_", "NO_COLOR", "TEXTUAL", "RAW_TUI_")))
-        command = f"env {exports} {shlex.join(argv)}; echo \"{EXITED}$?\"; sleep 600"
-        self._tmux("new-session", "-d", "-s", self.name, "-x", str(self.width),
-                   "-y", str(self.height), "-c", str(cwd), command)
-
-    def keys(self, *keys: str) -> None:
-        """Key names as tmux knows them (Enter, Escape, C-q, Down, F2)."""
-        self._tmux("send-keys", "-t", self.name, *keys)
-
-    def type(self, text: str) -> None:
-        """Literal text, in one burst (as a fast typist or a paste without brackets)."""
-        self._tmux("send-keys", "-t", self.name, "-l", text)
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", self.name).stdout
-
-    def wait_for(self, what: str | Callable[[str], bool], timeout: float = STEP_TIMEOUT) -> str:
-        """Poll the screen until `what` (text, compared with blanks flattened, or a
-        predicate on the raw screen) shows; fail with the last screen otherwise."""
-        check = what if callable(what) else (lambda screen: flat(what) in flat(screen))
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if check(screen):
-                return screen
-            time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what!r}; the screen:\n{screen}")
-
-    def kill(self) -> None:
-        """Stop the server and remove its socket file (tmux leaves it behind)."""
-        self._tmux("kill-server", check=False)
-        folder = Path(self.env.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
-        (folder / self.socket).unlink(missing_ok=True)
-
-
-def isolated_env(root: Path, **extra: str) -> dict[str, str]:
-    env = dict(os.environ)
-    for key in ("NO_COLOR", "TMUX", "TMUX_PANE"):
-        env.pop(key, None)
-    for var, sub in (("XDG_CONFIG_HOME", "cf"), ("XDG_STATE_HOME", "st"),
-                     ("XDG_DATA_HOME", "da"), ("XDG_CACHE_HOME", "ca")):
-        (root / sub).mkdir(parents=True, exist_ok=True)
-        env[var] = str(root / sub)
-    env.update(extra)
-    return env
-
-
-@pytest.fixture
-def place():
-    """A short temporary root (paths must fit in an 80-column modal): cwd and XDG dirs."""
-    root = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))
-    (root / "w").mkdir()
-    try:
-        yield root
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def raw_tui_cli(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(RAW_TUI), *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=60)
-
-
-def status_line(screen: str) -> str:
-    lines = [line for line in screen.split("\n") if line.strip()]
-    return lines[-1] if lines else ""
-
-
-def demo_note(env: dict[str, str]) -> Path:
-    """Where the demo's write_file writes: its scratch dir under $XDG_STATE_HOME."""
-    return Path(env["XDG_STATE_HOME"]) / "raw-tui" / "demo-scratch" / "note.txt"
+pytestmark = needs_tmux
 
 
 def run_demo(tmux: Tmux, note: Path) -> None:
@@ -156,13 +51,6 @@ def run_demo(tmux: Tmux, note: Path) -> None:
     # streamed text: the script's last message, then the turn ends
     tmux.wait_for("All done. Try a panel action")
     tmux.wait_for(lambda s: "idle" in status_line(s))
-
-
-def quit_app(tmux: Tmux) -> str:
-    tmux.keys("C-q")
-    screen = tmux.wait_for(EXITED)
-    assert f"{EXITED}0" in screen, screen
-    return screen
 
 
 def test_demo_end_to_end_in_tmux_at_80x24(place):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from tests.e2e.test_tmux_demo import (RAW_TUI, Tmux, flat, isolated_env, place,  # noqa: F401
-                                      quit_app, status_line)
+from tests.e2e.terminal_kit import (RAW_TUI, Tmux, flat, isolated_env, place,  # noqa: F401
+                                    quit_app, status_line)
 
 
 def write_project(work) -> None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import time
 
-from tests.e2e.test_tmux_demo import (RAW_TUI, Tmux, isolated_env, place, quit_app,
-                                      status_line)
+from tests.e2e.terminal_kit import (RAW_TUI, Tmux, isolated_env, place, quit_app,
+                                    status_line)
 from tests.engine.hooks.hookkit import write_hook
 from tests.helpers import write_config
 

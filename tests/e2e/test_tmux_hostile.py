@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_tmux_demo import EXITED, RAW_TUI, Tmux, isolated_env, place  # noqa: F401
+from tests.e2e.terminal_kit import EXITED, RAW_TUI, Tmux, isolated_env, place  # noqa: F401
 from tests.helpers import write_config
 
 

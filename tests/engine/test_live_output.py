@@ -13,7 +13,7 @@ from raw_tui.redact import REDACTED, Redactor
 from raw_tui.session.store import HistoryStore
 from raw_tui.tools import live_output
 from raw_tui.tools.live_output import LiveOutput
-from tests.e2e.test_hooks_headless import config_with, run, stored
+from tests.e2e.headless_kit import config_with, run, stored
 from tests.engine.session_kit import make_session
 
 SLOW = "for i in 1 2 3; do echo line$i; sleep 0.4; done"

@@ -48,6 +48,17 @@ async def answer_approvals(h, allow: bool) -> None:
         await asyncio.sleep(0.005)
 
 
+async def run_turn_approving(h):
+    """Open the session, run one turn with every approval allowed, close it: the outcome."""
+    approver = asyncio.ensure_future(answer_approvals(h, allow=True))
+    try:
+        await h.session.open()
+        return await asyncio.wait_for(h.session.run_turn("go"), 20)
+    finally:
+        approver.cancel()
+        await h.session.close()
+
+
 # -- 3. PreToolUse deny before approval -------------------------------------------------------
 
 async def test_pre_tool_use_deny_means_the_approver_is_never_asked(tmp_path):
@@ -56,13 +67,7 @@ async def test_pre_tool_use_deny_means_the_approver_is_never_asked(tmp_path):
     h = make_session(tmp_path, [{"tool_calls": [BASH_CALL]}, {"text": "ok"}], interactive=True,
                      config=config(tmp_path, ["agent/veto"],
                                    rules=[{"match": "builtin/bash", "effect": "ask"}]))
-    approver = asyncio.ensure_future(answer_approvals(h, allow=True))
-    try:
-        await h.session.open()
-        outcome = await asyncio.wait_for(h.session.run_turn("go"), 20)
-    finally:
-        approver.cancel()
-        await h.session.close()
+    outcome = await run_turn_approving(h)
     assert outcome.status == "completed"
     assert h.of(ev.ApprovalRequest) == [] and h.of(ev.ApprovalDecision) == []
     [result] = h.of(ev.ToolResultEvent)
@@ -79,13 +84,7 @@ async def test_pre_tool_use_continue_still_asks_the_approver(tmp_path):
     h = make_session(tmp_path, [{"tool_calls": [call]}, {"text": "ok"}], interactive=True,
                      config=config(tmp_path, ["agent/veto"],
                                    rules=[{"match": "builtin/bash", "effect": "ask"}]))
-    approver = asyncio.ensure_future(answer_approvals(h, allow=True))
-    try:
-        await h.session.open()
-        outcome = await asyncio.wait_for(h.session.run_turn("go"), 20)
-    finally:
-        approver.cancel()
-        await h.session.close()
+    outcome = await run_turn_approving(h)
     assert outcome.status == "completed"
     assert len(h.of(ev.ApprovalRequest)) == 1
     assert [d.allow for d in h.of(ev.ApprovalDecision)] == [True]

@@ -16,7 +16,7 @@ from raw_tui.config import DEMO_DIR
 from raw_tui.session.open import UnknownSession, open_session
 from raw_tui.session.store import HistoryStore
 from tests.engine.session_kit import RecordingModel
-from tests.helpers import write_config
+from tests.helpers import write_config, write_script
 
 TODO = {"name": "todo", "arguments": {"todos": [
     {"id": "a", "content": "Read the code", "status": "done"},
@@ -36,7 +36,7 @@ LINES = [
 def setup(tmp_path):
     cfg = tmp_path / "cfg"
     cfg.mkdir()
-    (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in LINES))
+    write_script(cfg, *LINES)
     shutil.copytree(DEMO_DIR / "tools" / "plan", cfg / "tools" / "plan")
     write_config(cfg, {"tools": {"use": ["builtin/todo", "agent/plan"]},
                        "compact": {"keep_turns": 1}})

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import time
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 
 from raw_tui import bus as ev
 from raw_tui.host.launch import Started, start_host
-from tests.helpers import alive, write_config
+from tests.helpers import alive, write_config, write_script
 
 ASK_WRITE = [{"match": "builtin/write_file", "effect": "ask"}]
 
@@ -34,8 +33,7 @@ def bash_call(command: str, call_id: str = "b1", timeout_ms: int | None = None) 
 def setup(tmp_path: Path, lines: list[dict], *, ui: dict | None = None,
           hooks: list | None = None) -> argparse.Namespace:
     cfg = tmp_path / "cfg"
-    cfg.mkdir(parents=True, exist_ok=True)
-    (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_script(cfg, *lines)
     agent: dict[str, Any] = {"tools": {"use": ["builtin/read_file", "builtin/write_file",
                                                "builtin/bash"], "rules": ASK_WRITE}}
     if hooks:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from raw_tui.config import load_config
 from raw_tui.mcp.config import alias
 from tests.engine.session_kit import make_session
-from tests.helpers import REPO, alive, write_config
+from tests.helpers import REPO, alive, write_config, write_script
 
 FIXTURE = str(REPO / "tests" / "servers" / "mcp_fixture.py")
 SDK_FIXTURE = str(REPO / "tests" / "servers" / "mcp_sdk_fixture.py")
@@ -27,6 +31,26 @@ def fixture_server(**env: str) -> dict[str, Any]:
     return server
 
 
+@pytest.fixture
+def http_server():
+    """The SDK fixture served over streamable HTTP on a free port: its URL."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, SDK_FIXTURE, "http", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    proc.wait(10)
+
+
 def mcp_config(tmp_path: Path, servers: dict[str, dict], use: list[str], *,
                rules: list | None = None, hooks: list[str] | None = None,
                script: list | None = None) -> Path:
@@ -36,7 +60,7 @@ def mcp_config(tmp_path: Path, servers: dict[str, dict], use: list[str], *,
         agent["hooks"] = {"use": hooks}
     path = write_config(cfg, agent, extra={"mcp": {"servers": servers}})
     if script is not None:
-        (cfg / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in script))
+        write_script(cfg, *script)
     return path
 
 

@@ -4,17 +4,14 @@ over streamable HTTP on 127.0.0.1, driven through `raw-tui call` and a headless 
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
-import time
-
-import pytest
 
 from raw_tui.mcp.config import alias
 from tests.helpers import raw_tui
 
-from .mcp_kit import SDK_FIXTURE, mcp_config
+from .mcp_kit import SDK_FIXTURE, http_server, mcp_config
+
+__all__ = ["http_server"]  # the fixture
 
 
 def sdk_stdio() -> dict:
@@ -33,25 +30,6 @@ def test_call_an_mcpserver_tool_over_stdio(tmp_path):
                    cwd=tmp_path)
     report = json.loads(proc.stdout)
     assert (report["stage"], report["code"]) == ("validation", "invalid_arguments")
-
-
-@pytest.fixture
-def http_server(tmp_path):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, SDK_FIXTURE, "http", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(10)
 
 
 def test_streamable_http_server_through_call_and_a_headless_run(tmp_path, http_server):

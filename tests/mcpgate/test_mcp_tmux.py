@@ -4,23 +4,19 @@ server beside the tool name, and quitting ends the servers."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 import time
 from pathlib import Path
 
-import pytest
-
 from raw_tui.mcp.config import alias
-from tests.e2e.test_tmux_demo import RAW_TUI, Tmux, isolated_env, place, quit_app, status_line
-from tests.helpers import write_config
+from tests.e2e.terminal_kit import (RAW_TUI, Tmux, isolated_env, needs_tmux, place, quit_app,
+                                    status_line)
+from tests.helpers import write_config, write_script
 
 from .mcp_kit import alive, fixture_server, kill_quietly
 
 __all__ = ["place"]
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = needs_tmux
 
 
 def test_a_stdio_server_never_draws_on_the_screen(place):
@@ -29,7 +25,7 @@ def test_a_stdio_server_never_draws_on_the_screen(place):
     script = [{"tool_calls": [{"name": alias("fx", "echo"), "arguments": {"value": "stderr"}}]},
               {"tool_calls": [{"name": alias("fx", "echo"), "arguments": {"value": "progress"}}]},
               {"text": "all calls made"}]
-    (work / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in script))
+    write_script(work, *script)
     servers = {"fx": fixture_server(MCP_PID_FILE=str(pid_file)),
                "bad": fixture_server(MCP_MODE="crash")}
     write_config(work, {"tools": {"use": ["mcp/fx/echo", "mcp/bad/echo"]}},

@@ -1,5 +1,5 @@
-"""Helpers for tests that drive a provider: collect a stream, check a one-line ModelError,
-cancel mid-stream."""
+"""Helpers for tests that drive a provider: a first prompt and a tool to offer, collect a
+stream, check a one-line ModelError, cancel mid-stream."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ import time
 import pytest
 
 from raw_tui.errors import MODEL_ERROR
-from raw_tui.models.base import ModelError, TextDelta
+from raw_tui.models.base import ModelError, TextDelta, ToolDefinition, user_message
+
+HELLO = [user_message("Say hello")]
+READ_TOOL = ToolDefinition(
+    name="read_file",
+    description="Read a file.",
+    input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+)
 
 
 async def collect(provider, messages, tools=(), system=None):

@@ -92,3 +92,19 @@ def engine_preview(arguments, effects, cwd) -> ev.ApprovalPreview:
     tool = load_tool("builtin/write_file", BUILTIN_DIR / "write_file").module()
     ctx = ToolContext(cwd=cwd, tool_call_id="c", effects=freeze(effects))
     return approval_preview.compute(tool.preview, freeze(arguments), ctx, freeze(effects))
+
+
+def two_turns() -> list[ev.Event]:
+    return [ev.UserMessage(text="first question", turn_id="t1"),
+            ev.AssistantText(text="answer alpha", turn_id="t1"),
+            ev.RunEnd(status="completed", turn_id="t1"),
+            ev.UserMessage(text="second question", turn_id="t2"),
+            ev.AssistantText(text="answer beta", turn_id="t2"),
+            ev.RunEnd(status="completed", turn_id="t2")]
+
+
+def retried() -> list[ev.Event]:
+    return [ev.TurnRewind(from_turn="t2", reason="retry", turn_id="t3"),
+            ev.UserMessage(text="second question", turn_id="t3"),
+            ev.AssistantText(text="answer gamma", turn_id="t3"),
+            ev.RunEnd(status="completed", turn_id="t3")]

@@ -3,23 +3,16 @@ chat search, a prompt being edited, a retried turn, a switched model."""
 
 from __future__ import annotations
 
-import pytest
-
 from raw_tui import bus as ev
-from raw_tui.ui.app import RawApp
 
-from .fake_session import FakeSession, connect
-from .test_features import retried, two_turns
-from .test_snapshots import CWD, SIZES, make_app
-
-IDS = lambda s: f"{s[0]}x{s[1]}"  # noqa: E731
+from .events import retried, two_turns
+from .snapshot_kit import at_each_size, make_app
 
 
-@pytest.mark.parametrize("size", SIZES, ids=IDS)
+@at_each_size
 def test_welcome(snap_compare, size, monkeypatch, tmp_path):
     monkeypatch.delenv("RAW_TUI_WELCOME", raising=False)
-    session = FakeSession(cwd=CWD)
-    app = RawApp(connect(session), prefs_path=tmp_path / "ui.json")
+    _, app = make_app(prefs_path=tmp_path / "ui.json")
 
     async def run_before(pilot):
         await pilot.pause()
@@ -27,7 +20,7 @@ def test_welcome(snap_compare, size, monkeypatch, tmp_path):
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=IDS)
+@at_each_size
 def test_search(snap_compare, size):
     session, app = make_app()
 
@@ -40,7 +33,7 @@ def test_search(snap_compare, size):
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=IDS)
+@at_each_size
 def test_editing_a_prompt(snap_compare, size):
     session, app = make_app()
 
@@ -53,7 +46,7 @@ def test_editing_a_prompt(snap_compare, size):
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=IDS)
+@at_each_size
 def test_retried_turn(snap_compare, size):
     session, app = make_app()
 
@@ -64,7 +57,7 @@ def test_retried_turn(snap_compare, size):
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=IDS)
+@at_each_size
 def test_switched_model(snap_compare, size):
     session, app = make_app()
 

@@ -19,24 +19,9 @@ from raw_tui.ui.widgets.composer import Composer
 from raw_tui.ui.widgets.search_bar import SearchBar
 
 from . import events as samples
+from .events import retried, two_turns
 from .fake_session import connect
 from .helpers import flat, screen_text
-
-
-def two_turns() -> list[ev.Event]:
-    return [ev.UserMessage(text="first question", turn_id="t1"),
-            ev.AssistantText(text="answer alpha", turn_id="t1"),
-            ev.RunEnd(status="completed", turn_id="t1"),
-            ev.UserMessage(text="second question", turn_id="t2"),
-            ev.AssistantText(text="answer beta", turn_id="t2"),
-            ev.RunEnd(status="completed", turn_id="t2")]
-
-
-def retried() -> list[ev.Event]:
-    return [ev.TurnRewind(from_turn="t2", reason="retry", turn_id="t3"),
-            ev.UserMessage(text="second question", turn_id="t3"),
-            ev.AssistantText(text="answer gamma", turn_id="t3"),
-            ev.RunEnd(status="completed", turn_id="t3")]
 
 
 # retry and edit -----------------------------------------------------------------------------

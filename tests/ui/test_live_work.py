@@ -22,8 +22,17 @@ def bash_call(**verdict) -> ev.ToolCall:
                        turn_id="t1", **verdict)
 
 
-def row(app) -> str:
-    return next(line for line in screen_text(app).splitlines() if "⚙ bash" in line)
+def row(app, tool: str = "bash") -> str:
+    """The call's head row on the screen."""
+    return next(line for line in screen_text(app).splitlines() if f"⚙ {tool}" in line)
+
+
+async def assert_still(app, pilot) -> None:
+    """Nothing on the screen moves by itself (no timer runs)."""
+    before = screen_text(app)
+    await asyncio.sleep(0.6)
+    await pilot.pause()
+    assert screen_text(app) == before
 
 
 async def test_a_running_bash_call_shows_its_output_and_time_as_they_go(session):
@@ -56,10 +65,7 @@ async def test_a_running_bash_call_shows_its_output_and_time_as_they_go(session)
             ev.TurnState(state="idle"), ev.RunEnd(status="completed", turn_id="t1"))
         await pilot.pause()
         assert view.ticker is None and "running" not in row(app)
-        still = screen_text(app)
-        await asyncio.sleep(0.6)
-        await pilot.pause()
-        assert screen_text(app) == still
+        await assert_still(app, pilot)
 
 
 async def test_long_live_output_shows_its_last_lines_cleaned(session):
@@ -87,10 +93,7 @@ async def test_an_idle_screen_and_a_replayed_call_start_no_timer(session):
         await pilot.pause()
         view = app.query_one(ToolCallView)
         assert view.ticker is None and "running" not in row(app)
-        before = screen_text(app)
-        await asyncio.sleep(0.6)
-        await pilot.pause()
-        assert screen_text(app) == before
+        await assert_still(app, pilot)
 
 
 async def test_a_call_sent_to_approval_says_asking_never_allowed(session):
@@ -100,7 +103,7 @@ async def test_a_call_sent_to_approval_says_asking_never_allowed(session):
         session.publish(ev.ToolCall(call_id="w1", identity="builtin/write_file",
                                     name="write_file", arguments=args, policy="ask", rule=2))
         await pilot.pause()
-        head = next(line for line in screen_text(app).splitlines() if "⚙ write_file" in line)
+        head = row(app, "write_file")
         assert "asking by rule #2" in head and "allowed" not in head
         assert "running" not in head
         session.publish(ev.ApprovalRequest(call_id="w1", identity="builtin/write_file",
@@ -112,7 +115,7 @@ async def test_a_call_sent_to_approval_says_asking_never_allowed(session):
         assert "asking by rule #2 · waiting for approval" in flat(screen_text(app))
         session.publish(ev.ApprovalDecision(call_id="w1", allow=True))
         await pilot.pause()
-        head = next(line for line in screen_text(app).splitlines() if "⚙ write_file" in line)
+        head = row(app, "write_file")
         assert "asked by rule #2 → approved" in head and "running 0s" in head
         app.query_one(ToolCallView).stop_running()
 

@@ -5,18 +5,9 @@ from __future__ import annotations
 import pytest
 
 from raw_tui import bus as ev
-from raw_tui.ui.app import RawApp
 
 from . import events as samples
-from .fake_session import FakeSession, connect
-
-SIZES = [(80, 24), (120, 40)]
-CWD = "/nonexistent-raw-demo"
-
-
-def make_app(ui_config=None):
-    session = FakeSession(cwd=CWD)
-    return session, RawApp(connect(session, ui=ui_config))
+from .snapshot_kit import CWD, at_each_size, make_app
 
 
 def conversation(session):
@@ -27,7 +18,7 @@ def conversation(session):
                                  duration_ms=4))
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@at_each_size
 def test_idle(snap_compare, size):
     session, app = make_app()
 
@@ -40,7 +31,7 @@ def test_idle(snap_compare, size):
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@at_each_size
 def test_streaming(snap_compare, size):
     session, app = make_app()
 
@@ -55,7 +46,7 @@ def test_streaming(snap_compare, size):
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@at_each_size
 def test_approval_modal(snap_compare, size):
     session, app = make_app()
 
@@ -68,7 +59,7 @@ def test_approval_modal(snap_compare, size):
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@at_each_size
 def test_form(snap_compare, size):
     session, app = make_app()
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
+import pytest
 from hypothesis import given, strategies as st
 
 from raw_tui import bus as ev
@@ -61,3 +64,34 @@ def test_streamed_pieces_give_the_same_text_as_the_whole(before, after, cuts):
     shown += stream.flush()
     assert shown == r.text(whole)
     assert SECRET not in shown
+
+
+REDIRECTED = """
+import os, subprocess, sys
+from raw_tui.redact import Redactor, RedactedLog
+r = Redactor()
+r.register(sys.argv[2])
+end = RedactedLog(sys.argv[1], r).redirect_std(restore=sys.argv[3] == "restore")
+print("print", sys.argv[2])
+os.write(2, ("fd 2 " + sys.argv[2] + "\\n").encode())
+subprocess.run(["sh", "-c", "echo child $0 >&2", sys.argv[2]], check=True)
+end()
+print("after on fd 1")
+print("after on fd 2", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("restore", [True, False])
+def test_redirect_std_sends_fds_1_and_2_through_the_redactor(tmp_path, restore):
+    """What the process and its children write to fds 1 and 2 reaches the log redacted; the
+    end puts both back (or on /dev/null) and drains the copy."""
+    log = tmp_path / "x.log"
+    proc = subprocess.run([sys.executable, "-c", REDIRECTED, str(log), SECRET,
+                           "restore" if restore else "devnull"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert log.read_text() == f"print {REDACTED}\nfd 2 {REDACTED}\nchild {REDACTED}\n"
+    if restore:
+        assert (proc.stdout, proc.stderr) == ("after on fd 1\n", "after on fd 2\n")
+    else:
+        assert (proc.stdout, proc.stderr) == ("", "")

@@ -12,6 +12,9 @@ from typing import Any
 
 from raw_tui.bus import Bus
 from raw_tui.hooks import load_hooks
+from tests.proctree_kit import pid_alive
+
+__all__ = ["pid_alive"]  # for the tests that import it from here
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -73,12 +76,3 @@ class Recorder:
     def __init__(self, bus: Bus) -> None:
         self.events: list[Any] = []
         bus.subscribe(self.events.append)
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2:][:1] not in (b"Z", b"X")

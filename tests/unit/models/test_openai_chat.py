@@ -9,7 +9,6 @@ from raw_tui.models import ModelSpec, make_provider
 from raw_tui.models.base import (
     Done,
     ToolCallRequest,
-    ToolDefinition,
     Usage,
     assistant_message,
     system_message,
@@ -19,14 +18,9 @@ from raw_tui.models.base import (
 from raw_tui.models.openai_chat import OpenAIChatModel
 from tests.servers import openai_wire as wire
 from tests.servers.http_server import Reply, closed_port
-from tests.servers.provider_checks import cancel_mid_stream, collect, kinds, model_error, text_of
+from tests.servers.provider_checks import (HELLO, READ_TOOL, cancel_mid_stream, collect, kinds,
+                                           model_error, text_of)
 
-HELLO = [user_message("Say hello")]
-READ_TOOL = ToolDefinition(
-    name="read_file",
-    description="Read a file.",
-    input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-)
 
 
 def provider(server, **kw) -> OpenAIChatModel:
