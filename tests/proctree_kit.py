@@ -9,6 +9,7 @@ import signal
 import time
 
 from raw_tui.tools.proctree import all_procs
+from tests.helpers import alive
 
 
 def marker() -> str:
@@ -16,14 +17,6 @@ def marker() -> str:
     return str(random.randrange(10**7, 10**8))
 
 
-def pid_alive(pid: int | str) -> bool:
-    """The process exists and is not a zombie (a zombie has ended; only its entry is left)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2:][:1] not in (b"Z", b"X")
 
 
 def with_marker(mark: str) -> list[int]:
@@ -37,7 +30,7 @@ def with_marker(mark: str) -> list[int]:
                 args = f.read().split(b"\0")
         except OSError:
             continue
-        if mark.encode() in args and pid_alive(name):
+        if mark.encode() in args and alive(name):
             found.append(int(name))
     return found
 

@@ -14,7 +14,8 @@ from acp import RequestError
 from acp.schema import AgentCapabilities  # noqa: F401 — the SDK's own schema is what is sent
 
 from tests.acp_agent.kit import RecordingClient, rig
-from tests.engine.hooks.hookkit import pid_alive, write_hook
+from tests.engine.hooks.hookkit import write_hook
+from tests.helpers import alive
 from tests.engine.session_kit import agent_config
 
 READ = {"name": "read_file", "arguments": {"path": "a.txt"}, "id": "c_read"}
@@ -239,16 +240,16 @@ async def test_cancel_mid_turn_ends_a_long_bash_and_replies_cancelled(tmp_path):
                 break
             await asyncio.sleep(0.01)
         pid = int(pid_file.read_text())
-        assert pid_alive(pid)
+        assert alive(pid)
         await r.conn.cancel(session_id=sid)
         reply = await asyncio.wait_for(turn, 15)
         assert reply.stop_reason == "cancelled"
         assert r.client.statuses("c_long")[-1] == "failed"
         for _ in range(200):
-            if not pid_alive(pid):
+            if not alive(pid):
                 break
             await asyncio.sleep(0.01)
-        assert not pid_alive(pid), "the bash process outlived the cancel"
+        assert not alive(pid), "the bash process outlived the cancel"
         # the same session takes the next prompt
         assert (await r.prompt(sid, "again")).stop_reason == "end_turn"
 

@@ -150,7 +150,7 @@ def test_the_early_initialize_answers_as_the_sdk_does(tmp_path):
 
 
 def test_the_client_closing_mid_turn_cancels_it_and_leaves_no_process(tmp_path):
-    from tests.engine.hooks.hookkit import pid_alive
+    from tests.helpers import alive
 
     pid_file = tmp_path / "bash.pid"
     cfg = tmp_path / "cfg"
@@ -177,7 +177,7 @@ def test_the_client_closing_mid_turn_cancels_it_and_leaves_no_process(tmp_path):
             break
         time.sleep(0.01)
     pid = int(pid_file.read_text())
-    assert pid_alive(pid)
+    assert alive(pid)
     proc.stdin.close()  # the editor went away
     out = proc.stdout.read()
     err = proc.stderr.read()
@@ -188,7 +188,7 @@ def test_the_client_closing_mid_turn_cancels_it_and_leaves_no_process(tmp_path):
     [answer] = [r for r in replies if r.get("id") == 3]
     assert answer["error"]["code"] == -32007
     for _ in range(200):
-        if not pid_alive(pid):
+        if not alive(pid):
             break
         time.sleep(0.01)
-    assert not pid_alive(pid), "bash outlived the client"
+    assert not alive(pid), "bash outlived the client"

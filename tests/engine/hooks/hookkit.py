@@ -12,9 +12,6 @@ from typing import Any
 
 from raw_tui.bus import Bus
 from raw_tui.hooks import load_hooks
-from tests.proctree_kit import pid_alive
-
-__all__ = ["pid_alive"]  # for the tests that import it from here
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -12,7 +12,8 @@ import pytest
 from raw_tui.hooks import run_hook
 from raw_tui.hooks.runner import MAX_INPUT_BYTES
 
-from hookkit import load, pid_alive, write_hook
+from hookkit import load, write_hook
+from tests.helpers import alive
 
 PAYLOAD = b'{"protocol_version":2,"event":"PreToolUse","cwd":"/"}'
 
@@ -155,7 +156,7 @@ while True:
     elapsed = time.monotonic() - started
     assert result.code == "timeout"
     assert 0.75 <= elapsed < 3
-    assert not pid_alive(int(pidfile.read_text()))
+    assert not alive(int(pidfile.read_text()))
 
 
 async def test_background_grandchild_of_a_hanging_hook_is_killed(tmp_path):
@@ -170,10 +171,10 @@ time.sleep(60)
     assert result.code == "timeout"
     grandchild = int(pidfile.read_text())
     for _ in range(50):
-        if not pid_alive(grandchild):
+        if not alive(grandchild):
             break
         await asyncio.sleep(0.02)
-    assert not pid_alive(grandchild)
+    assert not alive(grandchild)
 
 
 async def test_grandchild_holding_stdout_after_exit_is_ended(tmp_path):
@@ -186,10 +187,10 @@ open({str(pidfile)!r}, 'w').write(str(child.pid))
     assert result.outcome == "continued", result
     grandchild = int(pidfile.read_text())
     for _ in range(50):
-        if not pid_alive(grandchild):
+        if not alive(grandchild):
             break
         await asyncio.sleep(0.02)
-    assert not pid_alive(grandchild)
+    assert not alive(grandchild)
 
 
 async def test_missing_command_is_a_spawn_failure(tmp_path):
@@ -224,7 +225,7 @@ async def test_cancel_aborts_and_kills(tmp_path):
     cancel.set()
     result = await asyncio.wait_for(task, 5)
     assert (result.outcome, result.code) == ("error", "aborted")
-    assert not pid_alive(int(pidfile.read_text()))
+    assert not alive(int(pidfile.read_text()))
 
 
 async def test_already_cancelled_does_not_spawn(tmp_path):

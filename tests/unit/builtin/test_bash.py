@@ -14,7 +14,7 @@ from builtin_tools import acall, bash, make_ctx, validation_error  # noqa: F401 
 from raw_tui.errors import CANCELLED, TOOL_ERROR
 from raw_tui.frozen import freeze
 from raw_tui.tools import procgroup
-from tests.proctree_kit import pid_alive
+from tests.helpers import alive
 
 
 def pids_in(path) -> list[int]:
@@ -89,7 +89,7 @@ async def test_timeout_ends_the_group_and_its_descendants(bash, tmp_path, reap):
     assert text(result).endswith("timed out after 400 ms")
     assert elapsed < 3
     await asyncio.sleep(0.1)
-    assert [pid for pid in pids if pid_alive(pid)] == []
+    assert [pid for pid in pids if alive(pid)] == []
 
 
 async def test_cancel_ends_the_tree(bash, tmp_path, reap):
@@ -105,7 +105,7 @@ async def test_cancel_ends_the_tree(bash, tmp_path, reap):
     assert result["isError"] is True and result["code"] == CANCELLED
     assert "cancelled" in text(result) and "(stopped: 1 later command not run)" in text(result)
     await asyncio.sleep(0.1)
-    assert not pid_alive(pids[0])
+    assert not alive(pids[0])
     assert not (tmp_path / "never").exists()
 
 
@@ -127,7 +127,7 @@ async def test_cancelling_the_task_ends_the_tree(bash, tmp_path, reap):
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 5)
     await asyncio.sleep(0.1)
-    assert not pid_alive(pids[0])
+    assert not alive(pids[0])
 
 
 async def test_sigkill_follows_when_sigterm_is_ignored(tmp_path):
@@ -150,7 +150,7 @@ async def test_leftovers_holding_the_output_are_ended_after_exit(bash, tmp_path,
     assert text(result).endswith("exit 0 (background processes still holding the output "
                                  "were ended)")
     await asyncio.sleep(0.1)
-    assert not pid_alive(pids[0])
+    assert not alive(pids[0])
 
 
 async def test_a_detached_background_job_is_left_alone(bash, tmp_path, reap):
@@ -159,7 +159,7 @@ async def test_a_detached_background_job_is_left_alone(bash, tmp_path, reap):
     pids = pids_in(tmp_path / "pids")
     reap.extend(pids)
     assert text(result).endswith("exit 0")
-    assert pid_alive(pids[0])
+    assert alive(pids[0])
 
 
 async def test_output_is_capped_head_and_tail(bash, tmp_path):
