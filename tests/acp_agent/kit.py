@@ -132,3 +132,8 @@ async def rig(tmp_path: Path, lines: list[Any] | Callable[[], list[Any]] = (), *
         await conn.close()
         await agent_conn.close()
         store.close()
+
+
+async def delete_session(conn: Any, session_id: str) -> Any:
+    """`session/delete` (the SDK's client has no method for it in 0.12.1)."""
+    return await conn._conn.send_request("session/delete", {"sessionId": session_id})

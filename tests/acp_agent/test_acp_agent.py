@@ -40,12 +40,14 @@ async def test_initialize_advertises_protocol_1_sessions_and_raw_flags(tmp_path)
     assert wire["protocolVersion"] == 1
     caps = wire["agentCapabilities"]
     assert caps["loadSession"] is True
-    assert set(caps["sessionCapabilities"]) >= {"list", "resume"}
+    assert set(caps["sessionCapabilities"]) == {"list", "resume", "delete"}
     assert wire["agentInfo"]["name"] == "raw-tui"
     assert wire["authMethods"] == []
     assert (caps["mcpCapabilities"]["http"], caps["mcpCapabilities"]["sse"]) == (True, False)
-    assert wire["_meta"]["raw"] == {"runtimeInfo": True, "panelsV2": True, "interactions": True,
-                                    "toolRegister": True, "toolCall": True, "toolCancel": True}
+    assert wire["_meta"]["raw"] == {"runtimeInfo": True, "sessionConfigure": True,
+                                    "sessionCompact": True, "panelsV2": True,
+                                    "interactions": True, "toolRegister": True,
+                                    "toolCall": True, "toolCancel": True}
 
 
 async def test_initialize_refuses_a_non_boolean_flag(tmp_path):
