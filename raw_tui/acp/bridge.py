@@ -19,6 +19,7 @@ from .. import bus as ev
 from .. import commands as cmd
 from . import updates
 from .handshake import ClientFlags
+from .tool_view import ToolView
 
 log = logging.getLogger("raw_tui.acp")
 
@@ -49,10 +50,7 @@ class SessionBridge:
         self._marks: set[asyncio.Future] = set()  # flush() calls waiting
         self.live = True  # false while history is replayed (load): no questions, no plans
         self.state = "idle"  # the session's, from turn_state events
-        # what the model sees of the tools: its revision (+1 each time a client changes it),
-        # and every tool `_raw/session/configure` may select, by alias (None until it first runs)
-        self.context_revision = 1
-        self.selectable: dict[str, Any] | None = None
+        self.tool_view = ToolView()  # what `_raw/session/configure` selects from
         self._sender = asyncio.create_task(self._send_loop())
         self._unsubscribe = session.bus.subscribe(self.on_event)
 

@@ -11,12 +11,22 @@ tool a `deny` rule hides, refuses the whole selection (-32004) and changes nothi
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..mcp.config import alias as mcp_alias
 from ..mcp.config import split_identity
 from ..tools.registry import ExposedTools
 from . import codes
+
+
+@dataclass
+class ToolView:
+    """One session's tool view in this connection."""
+
+    revision: int = 1  # +1 each time a client changes what the model sees
+    tools: dict[str, Any] = field(default_factory=dict)  # alias -> every selectable tool
+    unlisted: set[str] = field(default_factory=set)  # servers that could not list (said once)
 
 
 class Refused(Exception):
@@ -63,8 +73,8 @@ def visible(session: Any) -> list[str]:
 def revise(bridge: Any, before: list[str]) -> int:
     """The context revision after a change of tools: +1 when the model sees other tools."""
     if visible(bridge.session) != before:
-        bridge.context_revision += 1
-    return bridge.context_revision
+        bridge.tool_view.revision += 1
+    return bridge.tool_view.revision
 
 
 async def selectable(bridge: Any) -> dict[str, Any]:
@@ -72,12 +82,11 @@ async def selectable(bridge: Any) -> dict[str, Any]:
     asked (kept: a configuration hides tools, never forgets them), the tools registered
     since, then every tool the session's MCP servers list (pending until selected)."""
     session = bridge.session
-    if bridge.selectable is None:
-        bridge.selectable = {}
-    tools = bridge.selectable
+    view = bridge.tool_view
+    tools = view.tools
     for tool in session.agent.tools.tools:
         tools.setdefault(tool.name, tool)
-    for server, listed in (await _catalog(session, tools)).items():
+    for server, listed in (await _catalog(session, view)).items():
         for name in listed:
             identity = f"mcp/{server}/{name}"
             if split_identity(identity) is None:  # a name no rule or hook could match
@@ -86,12 +95,18 @@ async def selectable(bridge: Any) -> dict[str, Any]:
     return tools
 
 
-async def _catalog(session: Any, tools: dict[str, Any]) -> dict[str, list[str]]:
+async def _catalog(session: Any, view: ToolView) -> dict[str, list[str]]:
     """Server → the tool names it lists: the servers of the selectable tools and the
-    client's, started now if they were not (one that cannot start lists nothing)."""
-    servers = [tool.server for tool in tools.values() if getattr(tool, "is_mcp", False)]
+    client's, started now if they were not. One that cannot start lists nothing (a warning,
+    once: the client learns why its tools are unknown)."""
+    servers = [tool.server for tool in view.tools.values() if getattr(tool, "is_mcp", False)]
     servers += sorted(session.mcp.literal)  # the client's (`session/new` mcpServers)
     outcomes = await session.mcp.start(dict.fromkeys(servers))
+    for server, outcome in outcomes.items():
+        if not isinstance(outcome, list) and server not in view.unlisted:
+            view.unlisted.add(server)
+            if session.mcp.notify is not None:
+                session.mcp.notify(f"{outcome}; its tools are not listed")
     return {server: [tool.name for tool in outcome]
             for server, outcome in outcomes.items() if isinstance(outcome, list)}
 

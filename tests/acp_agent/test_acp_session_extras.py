@@ -134,6 +134,26 @@ async def test_configure_shows_a_client_mcp_tool_hidden_until_selected(tmp_path)
         assert {t["alias"]: t["exposed"] for t in info["mcpCatalog"]}[echo] is True
 
 
+async def test_a_client_server_that_cannot_list_its_tools_is_said_once(tmp_path):
+    from tests.acp_agent.test_acp_client_mcp import client_config
+
+    config = client_config(tmp_path, ["builtin/read_file"])
+    server = McpServerStdio(name="broken", command=sys.executable, args=[FIXTURE],
+                            env=[acp.schema.EnvVariable(name="MCP_MODE", value="crash")])
+    async with rig(tmp_path, config=config) as r:
+        await r.conn.initialize(protocol_version=acp.PROTOCOL_VERSION,
+                                raw={**CONFIGURE, "runtimeInfo": True})
+        sid = (await r.conn.new_session(cwd=str(r.work), mcp_servers=[server])).session_id
+        info = await r.conn.ext_method("raw/runtime/info", {"sessionId": sid})
+        assert info["mcpCatalog"] == []
+        err = await error_of(configure(r, sid, [alias("broken", "echo")]))
+        assert err.code == -32004 and alias("broken", "echo") in err.message
+        await r.agent.bridges[sid].flush()
+    warnings = [u.content.text for u in r.client.of("agent_thought_chunk")
+                if u.content.text.startswith("Warning: ")]
+    assert len(warnings) == 1 and "broken" in warnings[0] and "not listed" in warnings[0]
+
+
 async def test_a_registered_client_tool_is_shown_and_can_be_hidden(tmp_path):
     from tests.acp_agent.test_acp_agent import TOOL_FLAGS, register
 
@@ -181,6 +201,21 @@ async def test_compact_summarises_with_progress_thoughts(tmp_path):
         noop = await compact(r, sid)
         assert noop["status"] == "noop"
         assert r.client.text("agent_thought_chunk").endswith("Context compact noop.\n")
+
+
+async def test_an_automatic_compaction_mid_turn_is_said(tmp_path):
+    """The agent's `compact.trigger_tokens` compacts before a request: the client hears it."""
+    from tests.engine.session_kit import RecordingModel
+
+    lines = [{"text": "one"}, {"text": "THE SUMMARY"}, {"text": "two"}]
+    async with rig(tmp_path, compact={"trigger_tokens": 100, "keep_turns": 0}) as r:
+        sid = await r.start()
+        model = r.session(sid).provider = RecordingModel(lines, usage={0: (1000, 5)})
+        await r.prompt(sid, "first")
+        assert r.client.text("agent_thought_chunk") == ""
+        assert (await r.prompt(sid, "second")).stop_reason == "end_turn"
+        assert r.client.text("agent_thought_chunk") == "Context compact compacted.\n"
+        assert model.requests[-1].messages[0].text.endswith("THE SUMMARY")
 
 
 async def test_compact_errors(tmp_path):
