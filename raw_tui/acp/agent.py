@@ -283,17 +283,14 @@ class RawAgent:
     async def _configure(self, params: dict[str, Any]) -> dict[str, Any]:
         """`_raw/session/configure {sessionId, tools}` (needs `sessionConfigure`; an idle
         session): the model sees exactly these tools from its next request on."""
-        from .tool_view import Refused, configure, requested
+        from .tool_view import configure, requested
 
         if not (self.flags and self.flags.session_configure):
             raise error(codes.NOT_NEGOTIATED,
                         "_raw/session/configure needs _meta.raw.sessionConfigure")
         _fields(params, ("sessionId", "tools"), "session configure")
         bridge = self._idle_bridge(_string(params, "sessionId"))
-        try:
-            reply = await configure(bridge, requested(params))
-        except Refused as err:
-            raise error(err.code, str(err), err.data) from None
+        reply = await configure(bridge, requested(params))
         log.info("session %s: tools %s (revision %d)", bridge.id, reply["tools"],
                  reply["contextRevision"])
         return reply

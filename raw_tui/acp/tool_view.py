@@ -7,6 +7,7 @@ the ones the client supplied in `session/new`, started here to be listed: hidden
 selected). A selected tool still goes through the whole gate; a tool left out is neither
 shown to the model nor dispatched (`tool_not_exposed`). A name that is none of these, or a
 tool a `deny` rule hides, refuses the whole selection (-32004) and changes nothing.
+Refusals are the SDK's RequestError (`codes.error`), answered as they are.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..mcp.config import alias as mcp_alias
 from ..mcp.config import split_identity
 from ..tools.registry import ExposedTools
 from . import codes
+from .codes import error
 
 
 @dataclass
@@ -29,20 +31,11 @@ class ToolView:
     unlisted: set[str] = field(default_factory=set)  # servers that could not list (said once)
 
 
-class Refused(Exception):
-    """A selection refused: `code` is the JSON-RPC code (codes.py)."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.data = data
-
-
 def requested(params: dict[str, Any]) -> list[str]:
     """The `tools` param: tool names, each once, in the order given."""
     names = params.get("tools")
     if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
-        raise Refused(codes.INVALID_PARAMS, "tools: must be an array of tool names")
+        raise error(codes.INVALID_PARAMS, "tools: must be an array of tool names")
     return list(dict.fromkeys(names))
 
 
@@ -59,7 +52,7 @@ async def configure(bridge: Any, names: list[str]) -> dict[str, Any]:
     if mcp:
         tools.update(await _bind(session, mcp))
     if not bridge.idle:  # a prompt started while the servers were listing their tools
-        raise Refused(codes.BUSY, f"session {bridge.id} is busy")
+        raise error(codes.BUSY, f"session {bridge.id} is busy")
     before = visible(session)
     session.agent.tools = ExposedTools([tool for name, tool in tools.items() if name in wanted])
     return {"contextRevision": revise(bridge, before), "tools": visible(session)}
@@ -127,7 +120,7 @@ def _check(agent: Any, tools: dict[str, Any], names: list[str]) -> None:
                 if unknown else [])
     problems += [f"tool {n} is denied by a rule ({tools[n].identity})" for n in denied]
     if problems:
-        raise Refused(codes.UNKNOWN_TOOL, "; ".join(problems),
+        raise error(codes.UNKNOWN_TOOL, "; ".join(problems),
                       {"unknown": unknown, "denied": denied})
 
 
@@ -141,7 +134,7 @@ async def _bind(session: Any, tools: list[Any]) -> dict[str, Any]:
     pending = replace(session.agent, tools=ExposedTools(tools))
     agent, warnings, _ = await resolve_agent(pending, session.mcp, file=session.config.label)
     if warnings:
-        raise Refused(codes.UNKNOWN_TOOL, "; ".join(warnings))
+        raise error(codes.UNKNOWN_TOOL, "; ".join(warnings))
     for tool in agent.tools.tools:
         session.panels.register(tool.identity, tool.declarations)
     return {tool.name: tool for tool in agent.tools.tools}

@@ -54,7 +54,7 @@ def compacting(tokens: int) -> dict[str, Any]:
 
 
 def compacted(status: str) -> dict[str, Any]:
-    """A compaction ended: `compacted`, `noop` or `cancelled`."""
+    """A compaction ended: `compacted`, `noop`, `cancelled` or `failed`."""
     return _text("agent_thought_chunk", f"Context compact {status}.\n")
 
 
