@@ -11,8 +11,8 @@ from acp.schema import McpServerStdio
 
 from raw_tui import commands as cmd
 from raw_tui.mcp.config import alias
-from tests.acp_agent.kit import RecordingClient, delete_session, rig
-from tests.acp_agent.test_acp_agent import _FailingModel, error_of
+from tests.acp_agent.kit import (TOOL_FLAGS, FailingModel, RecordingClient, client_config,
+                                 delete_session, error_of, register, rig)
 from tests.mcpgate.mcp_kit import FIXTURE, call_line
 
 CONFIGURE = {"sessionConfigure": True}
@@ -104,8 +104,6 @@ async def test_configure_errors_change_nothing(tmp_path):
 async def test_configure_shows_a_client_mcp_tool_hidden_until_selected(tmp_path):
     """A client server's tools are listed in the runtime catalog (the server is started to
     list them) and reach the model only once selected, then through the whole gate."""
-    from tests.acp_agent.test_acp_client_mcp import client_config
-
     config = client_config(tmp_path, ["builtin/read_file"],
                            rules=[{"match": "mcp/client/echo", "effect": "ask"}])
     client = RecordingClient(permission=lambda call: "allow")
@@ -135,8 +133,6 @@ async def test_configure_shows_a_client_mcp_tool_hidden_until_selected(tmp_path)
 
 
 async def test_a_client_server_that_cannot_list_its_tools_is_said_once(tmp_path):
-    from tests.acp_agent.test_acp_client_mcp import client_config
-
     config = client_config(tmp_path, ["builtin/read_file"])
     server = McpServerStdio(name="broken", command=sys.executable, args=[FIXTURE],
                             env=[acp.schema.EnvVariable(name="MCP_MODE", value="crash")])
@@ -155,8 +151,6 @@ async def test_a_client_server_that_cannot_list_its_tools_is_said_once(tmp_path)
 
 
 async def test_a_registered_client_tool_is_shown_and_can_be_hidden(tmp_path):
-    from tests.acp_agent.test_acp_agent import TOOL_FLAGS, register
-
     async with rig(tmp_path, use=["builtin/read_file"]) as r:
         sid = await r.start(raw={**TOOL_FLAGS, **CONFIGURE})
         registered = await register(r, sid)
@@ -229,7 +223,7 @@ async def test_compact_errors(tmp_path):
         await r.conn.cancel(session_id=sid)
         await turn
         # the summary request fails: -32007, and the context is as it was
-        r.session(sid).provider = _FailingModel()
+        r.session(sid).provider = FailingModel()
         kept = r.session(sid).context_size()
         failed = await error_of(compact(r, sid))
         assert failed.code == -32007 and failed.data == {"code": "model_error"}
