@@ -20,7 +20,7 @@ from acp import LoadSessionResponse, NewSessionResponse
 from acp.schema import ListSessionsResponse, ResumeSessionResponse, SessionInfo
 
 from .. import commands as cmd
-from . import codes
+from . import codes, updates
 from .bridge import SessionBridge
 from .client_mcp import client_servers
 from .codes import error
@@ -106,6 +106,22 @@ class RawAgent:
                              **kwargs: Any) -> ResumeSessionResponse:
         await self._reopen(cwd, session_id, mcp_servers, replay=False)
         return ResumeSessionResponse()
+
+    @_request
+    async def delete_session(self, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        """`session/delete`: remove a saved session from the history (as `raw-tui sessions
+        delete`). One open in this connection, or live in a detached host, is busy (-32002):
+        Raw deletes only an inactive session."""
+        self._initialized()
+        if self.store.get(session_id) is None:
+            raise error(codes.UNKNOWN_SESSION, f"unknown session {session_id}")
+        if session_id in self.bridges or session_id in self.loading:
+            raise error(codes.BUSY, f"session {session_id} is open in this connection")
+        if session_id in await asyncio.to_thread(_hosted):  # probes sockets: off the loop
+            raise error(codes.BUSY, f"session {session_id} is live in a detached host")
+        self.store.delete(session_id)
+        log.info("deleted session %s", session_id)
+        return {}
 
     @_request
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
@@ -206,17 +222,17 @@ class RawAgent:
     # extensions ----------------------------------------------------------------------------
     @_request
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if method in ("raw/panel/action", "raw/tool/register", "raw/runtime/info"):
-            self._initialized()
-        if method == "raw/panel/action":
-            return await self._panel_action(params)
-        if method == "raw/tool/register":
-            return self._register_tool(params)
-        if method == "raw/runtime/info":
-            return await self._runtime_info(params)
-        from acp import RequestError
+        handler = {"raw/panel/action": self._panel_action,
+                   "raw/tool/register": self._register_tool,
+                   "raw/runtime/info": self._runtime_info,
+                   "raw/session/configure": self._configure,
+                   "raw/session/compact": self._compact}.get(method)
+        if handler is None:
+            from acp import RequestError
 
-        raise RequestError.method_not_found(f"_{method}")
+            raise RequestError.method_not_found(f"_{method}")
+        self._initialized()
+        return await handler(params)
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         log.info("ignored notification _%s", method)
@@ -249,24 +265,73 @@ class RawAgent:
         """`_raw/runtime/info {sessionId?}` (needs `runtimeInfo`): the agent, its limits and
         rules, and with a session its tools and MCP catalog (once its servers started)."""
         from .runtime_info import runtime_info
+        from .tool_view import selectable
 
         if not (self.flags and self.flags.runtime_info):
             raise error(codes.NOT_NEGOTIATED, "_raw/runtime/info needs _meta.raw.runtimeInfo")
-        for key in params:
-            if key != "sessionId":
-                raise error(codes.INVALID_PARAMS, f"runtime info: unknown field {key}")
+        _fields(params, ("sessionId",), "runtime info")
         if "sessionId" not in params:
             if self.config is None or self.agent is None:
                 raise error(codes.INVALID_PARAMS, "sessionId: required here")
             return runtime_info(self.version, self.config, self.agent)
-        session = self._bridge(_string(params, "sessionId")).session
-        await session.mcp_ready()
+        bridge = self._bridge(_string(params, "sessionId"))
+        await bridge.session.mcp_ready()
+        await selectable(bridge)  # the client's MCP servers list their tools (the catalog)
+        session = bridge.session
         return runtime_info(self.version, session.config, session.agent, session)
 
-    def _register_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def _configure(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`_raw/session/configure {sessionId, tools}` (needs `sessionConfigure`; an idle
+        session): the model sees exactly these tools from its next request on."""
+        from .tool_view import configure, requested
+
+        if not (self.flags and self.flags.session_configure):
+            raise error(codes.NOT_NEGOTIATED,
+                        "_raw/session/configure needs _meta.raw.sessionConfigure")
+        _fields(params, ("sessionId", "tools"), "session configure")
+        bridge = self._idle_bridge(_string(params, "sessionId"))
+        reply = await configure(bridge, requested(params))
+        log.info("session %s: tools %s (revision %d)", bridge.id, reply["tools"],
+                 reply["contextRevision"])
+        return reply
+
+    async def _compact(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`_raw/session/compact {sessionId}` (needs `sessionCompact`; an idle session): the
+        session's `/compact`, with Raw's progress thoughts; `{status, beforeBytes,
+        afterBytes}`, status `compacted`, `noop` (nothing older than the kept turns) or
+        `cancelled`; a failed summary request is -32007."""
+        if not (self.flags and self.flags.session_compact):
+            raise error(codes.NOT_NEGOTIATED,
+                        "_raw/session/compact needs _meta.raw.sessionCompact")
+        _fields(params, ("sessionId",), "session compact")
+        bridge = self._idle_bridge(_string(params, "sessionId"))
+        session = bridge.session
+        before, tokens = session.context_size()
+        bridge.say(updates.compacting(tokens))
+        bridge.last_end = None
+        reply = await session.handle(cmd.Compact())
+        if not reply.ok:
+            bridge.say(updates.compacted("cancelled"))
+            await bridge.flush()
+            raise error(codes.BUSY if reply.code == "busy" else codes.UNKNOWN_SESSION,
+                        reply.message or "the session cannot compact now")
+        await session.wait_idle()
+        end = bridge.last_end
+        status = _compact_status(end)
+        if status != "compacted":  # a compaction is said by its event (bridge)
+            bridge.say(updates.compacted(status if status != "error" else "failed"))
+        await bridge.flush()
+        if status == "error":
+            code = end.code if isinstance(end.code, str) else "error"
+            message = end.message if isinstance(end.message, str) else code
+            raise error(codes.UPSTREAM, f"compaction failed: {code}: {message}", {"code": code})
+        return {"status": status, "beforeBytes": before, "afterBytes": session.context_size()[0]}
+
+    async def _register_tool(self, params: dict[str, Any]) -> dict[str, Any]:
         """`_raw/tool/register {sessionId, name, description?, inputSchema}`: a tool the client
         runs, identity `acp:<name>`, through the whole gate."""
         from .client_tools import Refused, register, run_on_client
+        from .tool_view import revise, visible
 
         flags = self.flags or ClientFlags()
         if not (flags.tool_register and flags.tool_call):
@@ -280,10 +345,12 @@ class RawAgent:
             return await run_on_client(self.conn, bridge.id, tool_id, call_id, arguments,
                                        cancelled, can_cancel=flags.tool_cancel)
 
+        before = visible(bridge.session)
         try:
             reply = register(bridge.session, params, call_client)
         except Refused as err:
             raise error(err.code, str(err)) from None
+        reply["contextRevision"] = revise(bridge, before)
         log.info("session %s: registered %s as %s", bridge.id, reply["identity"],
                  reply["alias"])
         return reply
@@ -292,6 +359,12 @@ class RawAgent:
     def _initialized(self) -> None:
         if self.flags is None:
             raise error(codes.INVALID_REQUEST, "initialize first")
+
+    def _idle_bridge(self, session_id: str) -> SessionBridge:
+        bridge = self._bridge(session_id)
+        if not bridge.idle:
+            raise error(codes.BUSY, f"session {bridge.id} is busy")
+        return bridge
 
     def _bridge(self, session_id: str) -> SessionBridge:
         self._initialized()
@@ -318,6 +391,25 @@ class RawAgent:
             await asyncio.wait(pending, timeout=grace)
         await asyncio.gather(*(self._close(b) for b in list(self.bridges.values())),
                              return_exceptions=True)
+
+
+def _compact_status(end: Any) -> str:
+    """A `/compact` turn's run_end as Raw's compaction status (`error`: it failed)."""
+    if end is None or end.status == "cancelled":
+        return "cancelled"
+    if end.status != "completed":
+        return "error"
+    return "noop" if end.message == "nothing to compact" else "compacted"
+
+
+def _hosted() -> set[str]:
+    """The sessions live in a detached host (`raw-tui attach`) of this user."""
+    from ..host.paths import live_sessions
+
+    try:
+        return set(live_sessions())
+    except OSError:
+        return set()
 
 
 # checks -------------------------------------------------------------------------------------
@@ -357,6 +449,12 @@ def _string(params: dict[str, Any], key: str, *, optional: bool = False) -> Any:
     return value
 
 
+def _fields(params: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    for key in params:
+        if key not in allowed:
+            raise error(codes.INVALID_PARAMS, f"{where}: unknown field {key}")
+
+
 def _iso(timestamp: float) -> str:
     return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).isoformat()
 
@@ -374,10 +472,22 @@ def connect(agent: RawAgent, writer: Any, reader: Any = None, *, listening: bool
     """The SDK's JSON-RPC connection routing Raw's methods to `agent` (over a byte stream
     pair, or one message transport when `reader` is None). Updates go out through it as wire
     JSON, without the SDK's per-message models."""
-    from acp.agent.router import build_agent_router
     from acp.connection import Connection
 
-    conn = Connection(build_agent_router(agent, use_unstable_protocol=True), writer, reader,
-                      listening=listening)
+    conn = Connection(_router(agent), writer, reader, listening=listening)
     agent.on_connect(conn)
     return conn
+
+
+def _router(agent: RawAgent):
+    """The SDK's agent router, plus `session/delete`: SDK 0.12.1 has its request schema but
+    routes no method to it, so it is added through the router's own `route_request`."""
+    from acp.agent.router import build_agent_router
+    from acp.meta import AGENT_METHODS
+    from acp.schema import DeleteSessionRequest
+    from acp.utils import normalize_result
+
+    router = build_agent_router(agent, use_unstable_protocol=True)
+    router.route_request(AGENT_METHODS["session_delete"], DeleteSessionRequest, agent,
+                         "delete_session", adapt_result=normalize_result)
+    return router

@@ -19,6 +19,7 @@ from .. import bus as ev
 from .. import commands as cmd
 from . import updates
 from .handshake import ClientFlags
+from .tool_view import ToolView
 
 log = logging.getLogger("raw_tui.acp")
 
@@ -49,6 +50,7 @@ class SessionBridge:
         self._marks: set[asyncio.Future] = set()  # flush() calls waiting
         self.live = True  # false while history is replayed (load): no questions, no plans
         self.state = "idle"  # the session's, from turn_state events
+        self.tool_view = ToolView()  # what `_raw/session/configure` selects from
         self._sender = asyncio.create_task(self._send_loop())
         self._unsubscribe = session.bus.subscribe(self.on_event)
 
@@ -133,9 +135,24 @@ class SessionBridge:
         if self.live and event.level == "warning":
             self._update(updates.warning(event.message))
 
+    def _on_Compaction(self, event: ev.Compaction) -> None:
+        """Older turns were summarised (`/compact`, `_raw/session/compact`, or the agent's
+        `compact.trigger_tokens`); an empty summary is a `/clear`, said by nothing here."""
+        if event.summary:
+            self._update(updates.compacted("compacted"))
+
     def _on_UserMessage(self, event: ev.UserMessage) -> None:
         if not self.live:  # replayed history shows the user's side too
             self._update(updates.user_text(event.text))
+
+    def say(self, update: dict[str, Any]) -> None:
+        """Send `update` (a thought of the agent's own) in order with the events'."""
+        self._update(update)
+
+    @property
+    def idle(self) -> bool:
+        """No turn (or compaction) runs or starts: the session takes a configuration."""
+        return self.state == "idle" and not self.session.busy
 
     def send_panel(self, event: ev.PanelState) -> None:
         declaration = self.declaration(event.panel)
@@ -271,7 +288,7 @@ class SessionBridge:
 _HANDLERS = {cls: f"_on_{cls.__name__}" for cls in (
     ev.AssistantDelta, ev.HookEvent, ev.PanelReceipt, ev.ToolCall, ev.ApprovalRequest,
     ev.ApprovalDecision, ev.ToolResultEvent, ev.PanelState, ev.InteractionRequest,
-    ev.InteractionSettled, ev.TurnState, ev.RunEnd, ev.UserMessage, ev.Notice)}
+    ev.InteractionSettled, ev.TurnState, ev.RunEnd, ev.UserMessage, ev.Notice, ev.Compaction)}
 
 
 def _declaration_json(declaration: Any) -> Any:

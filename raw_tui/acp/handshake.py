@@ -18,8 +18,8 @@ from ..jsonstrict import JsonError, decode
 # `_meta.raw` flags a client may send (booleans), and those raw-tui serves.
 KNOWN_FLAGS = ("runtimeInfo", "sessionConfigure", "toolRegister", "toolCall", "sessionCompact",
                "toolCancel", "panelsV2", "interactions", "panels")
-SERVED_FLAGS = ("runtimeInfo", "panelsV2", "interactions", "toolRegister", "toolCall",
-                "toolCancel")
+SERVED_FLAGS = ("runtimeInfo", "sessionConfigure", "sessionCompact", "panelsV2", "interactions",
+                "toolRegister", "toolCall", "toolCancel")
 PROTOCOL_VERSION = 1
 
 
@@ -33,6 +33,8 @@ class ClientFlags:
     tool_call: bool = False
     tool_cancel: bool = False
     runtime_info: bool = False
+    session_configure: bool = False
+    session_compact: bool = False
 
 
 class FlagError(ValueError):
@@ -54,7 +56,9 @@ def read_flags(offered: Any) -> ClientFlags:
                        tool_register=offered.get("toolRegister") is True,
                        tool_call=offered.get("toolCall") is True,
                        tool_cancel=offered.get("toolCancel") is True,
-                       runtime_info=offered.get("runtimeInfo") is True)
+                       runtime_info=offered.get("runtimeInfo") is True,
+                       session_configure=offered.get("sessionConfigure") is True,
+                       session_compact=offered.get("sessionCompact") is True)
 
 
 def initialize_result(version: str) -> dict[str, Any]:
@@ -65,7 +69,7 @@ def initialize_result(version: str) -> dict[str, Any]:
             "loadSession": True,
             # a client's stdio and streamable-http MCP servers are added (hidden until selected)
             "mcpCapabilities": {"http": True, "sse": False},
-            "sessionCapabilities": {"list": {}, "resume": {}},
+            "sessionCapabilities": {"list": {}, "resume": {}, "delete": {}},
         },
         "authMethods": [],
         "agentInfo": {"name": "raw-tui", "title": "raw-tui", "version": version},

@@ -48,6 +48,16 @@ def warning(message: str) -> dict[str, Any]:
     return _text("agent_thought_chunk", f"Warning: {' '.join(message.split())}\n")
 
 
+def compacting(tokens: int) -> dict[str, Any]:
+    """A compaction starts (Raw's progress line)."""
+    return _text("agent_thought_chunk", f"Compacting context ({tokens} estimated input tokens).\n")
+
+
+def compacted(status: str) -> dict[str, Any]:
+    """A compaction ended: `compacted`, `noop`, `cancelled` or `failed`."""
+    return _text("agent_thought_chunk", f"Context compact {status}.\n")
+
+
 def receipt_line(event: ev.PanelReceipt) -> str:
     """The CLI's receipt line: `▸ Todo r5 · 3/7 · Fix the API` (or `… rejected: CODE …`)."""
     title = " ".join(event.title.split())

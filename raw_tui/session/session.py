@@ -39,6 +39,8 @@ CLOSE_GRACE_S = 10  # how long close() waits for a cancelled turn before stoppin
 TRUNCATED = "truncated"  # run_end code of a turn whose last reply hit the output limit
 TRUNCATED_TEXT = "the model's reply was cut at its output limit (max_tokens)"
 
+BYTES_PER_TOKEN = 4  # the context's size in tokens, estimated (no tokenizer is loaded)
+
 COMPACT_INSTRUCTION = (
     "Summarise the conversation so far for your own later use: the task, what was done, "
     "files touched, decisions, and what remains. Be concise.")
@@ -476,6 +478,14 @@ class Session:
             stop = await self._run_calls(turn_id, calls)
             if stop is not None:
                 return stop
+
+    def context_size(self) -> tuple[int, int]:
+        """(bytes, estimated tokens) of what the next model request would send: the system
+        prompt, the conversation and the tool definitions, as JSON."""
+        size = len(msgspec.json.encode({
+            "system": system_prompt(self.agent, self.cwd),
+            "messages": self.conversation.messages(), "tools": self._tool_definitions()}))
+        return size, -(-size // BYTES_PER_TOKEN)
 
     def _tool_definitions(self) -> list[ToolDefinition]:
         """What the model sees of the tools: never panel state; denied tools absent."""

@@ -132,3 +132,51 @@ async def rig(tmp_path: Path, lines: list[Any] | Callable[[], list[Any]] = (), *
         await conn.close()
         await agent_conn.close()
         store.close()
+
+
+async def delete_session(conn: Any, session_id: str) -> Any:
+    """`session/delete` (the SDK's client has no method for it in 0.12.1)."""
+    return await conn._conn.send_request("session/delete", {"sessionId": session_id})
+
+
+async def error_of(awaitable) -> Any:
+    """The RequestError `awaitable` raises (its `message` set to the text)."""
+    import pytest
+    from acp import RequestError
+
+    with pytest.raises(RequestError) as caught:
+        await awaitable
+    caught.value.message = str(caught.value)
+    return caught.value
+
+
+class FailingModel:
+    """A provider whose every request fails (a 500)."""
+
+    async def stream(self, messages, tools, *, system=None):
+        from raw_tui.models.base import ModelError
+
+        raise ModelError("the provider answered 500")
+        yield  # pragma: no cover
+
+
+TOOL_FLAGS = {"toolRegister": True, "toolCall": True, "toolCancel": True}
+OPEN_SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}},
+               "required": ["path"]}
+
+
+async def register(r: Rig, sid: str, name: str = "open_editor", schema: dict | None = None):
+    """`_raw/tool/register` of a client tool `name`."""
+    return await r.conn.ext_method("raw/tool/register", {
+        "sessionId": sid, "name": name, "description": "Open a file in the editor.",
+        "inputSchema": schema or OPEN_SCHEMA})
+
+
+def client_config(tmp_path: Path, use: list[str], *, rules=None, servers=None):
+    """A config loaded as `raw-tui acp` loads it: a selected tool may name a server the
+    client supplies."""
+    from raw_tui.config import load_config
+    from tests.mcpgate.mcp_kit import mcp_config
+
+    path = mcp_config(tmp_path, servers or {}, use, rules=rules)
+    return load_config(str(path), cwd=tmp_path, client_mcp=True)

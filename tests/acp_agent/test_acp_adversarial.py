@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from tests.acp_agent.kit import RecordingClient, rig
-from tests.acp_agent.test_acp_agent import ASK_WRITE, TOOL_FLAGS, _client_call, register
+from tests.acp_agent.kit import TOOL_FLAGS, RecordingClient, error_of, register, rig
+from tests.acp_agent.test_acp_agent import ASK_WRITE, _client_call
 
 
 @pytest.mark.parametrize("content", [
@@ -111,18 +111,15 @@ async def test_the_permission_request_shows_what_the_modal_shows(tmp_path):
 
 async def test_extension_requests_before_initialize_are_invalid_request(tmp_path):
     """DECISIONS §11: -32600 before initialize, for Raw's extensions as for the rest."""
-    from tests.acp_agent.test_acp_agent import error_of
-
     async with rig(tmp_path) as r:
-        for method in ("raw/panel/action", "raw/tool/register"):
+        for method in ("raw/panel/action", "raw/tool/register", "raw/session/configure",
+                       "raw/session/compact"):
             err = await error_of(r.conn.ext_method(method, {"sessionId": "x"}))
             assert (err.code, "initialize first" in err.message) == (-32600, True), method
 
 
 @pytest.mark.parametrize("cursor", ["-1", "-20", "1e3", " 5"])
 async def test_session_list_refuses_a_cursor_it_never_gave(tmp_path, cursor):
-    from tests.acp_agent.test_acp_agent import error_of
-
     async with rig(tmp_path) as r:
         await r.start()
         err = await error_of(r.conn.list_sessions(cursor=cursor))
@@ -146,8 +143,6 @@ def handler(args, ctx):
 async def test_a_panel_action_needs_an_open_panel_and_a_real_item(tmp_path):
     """The user can only act on what a panel shows: an action on a panel never opened, on a
     block or an item the document does not have, is refused (-32602) and runs nothing."""
-    from tests.acp_agent.test_acp_agent import error_of
-
     tools = {"board": (ITEM_TOOL, {"panels": ITEM_BOARD, "schema": {
         "type": "object", "properties": {"op": {"type": "string"}}}})}
     async with rig(tmp_path, [{"tool_calls": [{"name": "board", "arguments": {}}]},
@@ -198,8 +193,6 @@ async def test_a_session_is_busy_while_it_loads(tmp_path):
     """MCP-ACP §2.1: the session is busy while session/load runs (-32002), never unknown,
     and a prompt never interleaves its turn with the replayed history."""
     import acp
-
-    from tests.acp_agent.test_acp_agent import error_of
 
     async with rig(tmp_path, [{"text": "one"}, {"text": "two"}]) as r:
         sid = await r.start()

@@ -10,10 +10,10 @@ import os
 
 import acp
 import pytest
-from acp import RequestError
 from acp.schema import AgentCapabilities  # noqa: F401 — the SDK's own schema is what is sent
 
-from tests.acp_agent.kit import RecordingClient, rig
+from tests.acp_agent.kit import (TOOL_FLAGS, FailingModel, RecordingClient, error_of, register,
+                                 rig)
 from tests.engine.hooks.hookkit import write_hook
 from tests.helpers import alive
 from tests.engine.session_kit import agent_config
@@ -22,13 +22,6 @@ READ = {"name": "read_file", "arguments": {"path": "a.txt"}, "id": "c_read"}
 WRITE = {"name": "write_file", "id": "c_write", "arguments": {"operations": [
     {"mode": "overwrite", "path": "new.txt", "content": "made by the agent\n"}]}}
 BASH = {"name": "bash", "id": "c_bash", "arguments": {"commands": [{"command": "echo hi"}]}}
-
-
-async def error_of(awaitable) -> RequestError:
-    with pytest.raises(RequestError) as caught:
-        await awaitable
-    caught.value.message = str(caught.value)
-    return caught.value
 
 
 # -- initialize ---------------------------------------------------------------------------------
@@ -40,12 +33,14 @@ async def test_initialize_advertises_protocol_1_sessions_and_raw_flags(tmp_path)
     assert wire["protocolVersion"] == 1
     caps = wire["agentCapabilities"]
     assert caps["loadSession"] is True
-    assert set(caps["sessionCapabilities"]) >= {"list", "resume"}
+    assert set(caps["sessionCapabilities"]) == {"list", "resume", "delete"}
     assert wire["agentInfo"]["name"] == "raw-tui"
     assert wire["authMethods"] == []
     assert (caps["mcpCapabilities"]["http"], caps["mcpCapabilities"]["sse"]) == (True, False)
-    assert wire["_meta"]["raw"] == {"runtimeInfo": True, "panelsV2": True, "interactions": True,
-                                    "toolRegister": True, "toolCall": True, "toolCancel": True}
+    assert wire["_meta"]["raw"] == {"runtimeInfo": True, "sessionConfigure": True,
+                                    "sessionCompact": True, "panelsV2": True,
+                                    "interactions": True, "toolRegister": True,
+                                    "toolCall": True, "toolCancel": True}
 
 
 async def test_initialize_refuses_a_non_boolean_flag(tmp_path):
@@ -157,17 +152,9 @@ async def test_max_steps_and_provider_failure(tmp_path):
     assert reply.field_meta == {"raw": {"code": "max_steps"}}
     async with rig(tmp_path / "p") as r:
         sid = await r.start()
-        r.agent.bridges[sid].session.provider = _FailingModel()
+        r.agent.bridges[sid].session.provider = FailingModel()
         err = await error_of(r.prompt(sid, "hi"))
     assert err.code == -32007 and err.data == {"code": "model_error"}
-
-
-class _FailingModel:
-    async def stream(self, messages, tools, *, system=None):
-        from raw_tui.models.base import ModelError
-
-        raise ModelError("the provider answered 500")
-        yield  # pragma: no cover
 
 
 # -- permission -----------------------------------------------------------------------------------
@@ -464,15 +451,6 @@ def test_write_file_diff_from_the_preview_shape(tmp_path):
 
 # -- client tools ---------------------------------------------------------------------------------
 
-TOOL_FLAGS = {"toolRegister": True, "toolCall": True, "toolCancel": True}
-OPEN_SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}},
-               "required": ["path"]}
-
-
-async def register(r, sid, name="open_editor", schema=None):
-    return await r.conn.ext_method("raw/tool/register", {
-        "sessionId": sid, "name": name, "description": "Open a file in the editor.",
-        "inputSchema": schema or OPEN_SCHEMA})
 
 
 async def test_register_a_client_tool_and_its_errors(tmp_path):

@@ -15,18 +15,12 @@ from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio
 
 from raw_tui.config import load_config
 from raw_tui.mcp.config import alias
-from tests.acp_agent.kit import RecordingClient, rig
-from tests.acp_agent.test_acp_agent import error_of
+from tests.acp_agent.kit import RecordingClient, client_config, error_of, rig
 from tests.mcpgate.mcp_kit import FIXTURE, alive, call_line, http_server, mcp_config
 
 __all__ = ["http_server"]  # the fixture
 
 SECRET = "client-secret-4f1c9e"
-
-
-def client_config(tmp_path, use, *, rules=None, servers=None):
-    path = mcp_config(tmp_path, servers or {}, use, rules=rules)
-    return load_config(str(path), cwd=tmp_path, client_mcp=True)
 
 
 def stdio_server(name: str, **env: str) -> McpServerStdio:

@@ -192,3 +192,36 @@ def test_the_client_closing_mid_turn_cancels_it_and_leaves_no_process(tmp_path):
             break
         time.sleep(0.01)
     assert not alive(pid), "bash outlived the client"
+
+
+async def test_configure_compact_and_delete_are_served_by_the_subprocess(tmp_path, isolated_home):
+    """The three methods the SDK does not route by itself (`session/delete`) or that are
+    Raw's extensions reach the agent in the real process (not -32601)."""
+    from acp import RequestError
+
+    from tests.acp_agent.kit import delete_session
+
+    work = tmp_path / "work"
+    work.mkdir()
+    config = scripted_config(tmp_path, [{"text": "Hi."}])
+    async with acp.spawn_agent_process(
+            RecordingClient(), sys.executable, "-m", "raw_tui.cli", "--config", str(config),
+            "acp", env=agent_env(isolated_home), cwd=str(work),
+            transport_kwargs={"stderr": None}, use_unstable_protocol=True) as (conn, proc):
+        init = await asyncio.wait_for(conn.initialize(
+            protocol_version=1, raw={"sessionConfigure": True, "sessionCompact": True}), 30)
+        assert init.agent_capabilities.session_capabilities.delete is not None
+        sid = (await conn.new_session(cwd=str(work), mcp_servers=[])).session_id
+        configured = await conn.ext_method("raw/session/configure",
+                                           {"sessionId": sid, "tools": ["read_file"]})
+        compacted = await conn.ext_method("raw/session/compact", {"sessionId": sid})
+        errors = []
+        for target in (sid, "s_nope"):
+            try:
+                await delete_session(conn, target)
+            except RequestError as err:
+                errors.append(err.code)
+    await asyncio.wait_for(proc.wait(), 10)
+    assert configured == {"contextRevision": 2, "tools": ["read_file"]}
+    assert compacted["status"] == "noop"
+    assert errors == [-32002, -32001]  # the open session is busy; an unknown one unknown
