@@ -133,6 +133,7 @@ class SessionHost:
         self.last_active = time.monotonic()
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task] = set()
+        self._idle_task: asyncio.Task | None = None
         self._path: Path | None = None
         for event in history or ():
             self._remember(event, live=False)
@@ -224,7 +225,7 @@ class SessionHost:
             os.umask(old)
         os.chmod(path, 0o600)
         self._path = path
-        self._spawn(self._idle_watch())
+        self._idle_task = asyncio.ensure_future(self._idle_watch())
 
     async def _connection(self, reader: asyncio.StreamReader,
                           writer: asyncio.StreamWriter) -> None:
@@ -342,6 +343,8 @@ class SessionHost:
             for client in list(self.clients):
                 client.bye("ended", reason)
             self._unsubscribe()
+            if self._idle_task is not None and self._idle_task is not asyncio.current_task():
+                self._idle_task.cancel()  # it sleeps up to IDLE_CHECK_MAX_S between looks
             others = self._tasks - {asyncio.current_task()}
             if others:  # connections end on their own once their writers closed
                 await asyncio.wait(others, timeout=2)

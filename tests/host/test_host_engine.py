@@ -8,6 +8,7 @@ import asyncio
 import os
 import socket
 import stat
+import time
 
 import msgspec
 import pytest
@@ -260,8 +261,11 @@ async def test_quit_from_a_client_ends_session_and_host(tmp_path):
     h, host, path = await start_host(tmp_path, [])
     client = await HostClient.connect(path)
     await client.open()
+    asked = time.monotonic()
     assert (await client.handle(cmd.Quit())).ok
     await asyncio.wait_for(host.ended.wait(), 10)
+    # it used to wait out a 2 s grace for its own idle watcher, on every Quit
+    assert time.monotonic() - asked < 1.5
     await asyncio.wait_for(client.ended.wait(), 10)
     assert client.end_reason == "ended"
     assert h.of(ev.TurnState)[-1].state == "closing"
