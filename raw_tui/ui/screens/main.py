@@ -244,7 +244,8 @@ class MainScreen(Screen):
         instant reply queued behind the prompt's event, and the frame that cleared the
         composer, put the prompt two frames (~35 ms) after Enter. Once per prompt, so the
         frame rate stays bounded. Textual has no public call for it (docs/decisions.md)."""
-        if self.is_current and not self.app._batch_count:
+        app = self.app
+        if self.is_current and app._dom_ready and not app._batch_count:  # after the 1st frame
             self._refresh_layout()
 
     async def on_assistant_delta_arrived(self, message: msg.AssistantDeltaArrived) -> None:
