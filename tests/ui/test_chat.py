@@ -70,6 +70,32 @@ async def test_assistant_text_streams_into_one_markdown_widget(session):
         assert app.main.streaming is None
 
 
+async def test_a_sent_prompt_is_drawn_before_an_instant_reply_is(session):
+    """Enter to screen within a frame: the prompt's row is laid out and drawn as soon as its
+    event is handled, not in the frame after the reply's drawing queued behind it (the
+    screen draws only when its queue is empty, at most 60 times a second)."""
+    app = RawApp(connect(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        frames: list[str] = []
+        display = app._display  # every frame goes through it (headless: written nowhere)
+
+        def record(screen, update) -> None:
+            display(screen, update)
+            frames.append(flat(screen_text(app)))
+
+        app._display = record
+        session.publish(ev.UserMessage(text="first prompt"),
+                        ev.AssistantDelta(text="instant reply"))
+        for _ in range(20):
+            await pilot.pause()
+            if any("instant reply" in frame for frame in frames):
+                break
+        assert any("instant reply" in frame for frame in frames)
+        first = next(frame for frame in frames if "› first prompt" in frame)
+        assert "instant reply" not in first
+
+
 async def test_tool_call_block_shows_decision_args_effects_and_collapsed_result(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(100, 30)) as pilot:

@@ -234,7 +234,19 @@ class MainScreen(Screen):
 
     async def _user_message(self, event: Any, live: bool) -> None:
         await self.finish_stream()
-        await self.chat.add(UserMessageView(event.text, _get(event.turn_id)))
+        row = await self.chat.add(UserMessageView(event.text, _get(event.turn_id)))
+        if live and row.is_attached:
+            self.draw_now()
+
+    def draw_now(self) -> None:
+        """Lay out and draw the screen at once, for the prompt the user just sent. Textual
+        draws only when the screen's queue is empty, at its next frame tick (60 a second): an
+        instant reply queued behind the prompt's event, and the frame that cleared the
+        composer, put the prompt two frames (~35 ms) after Enter. Once per prompt, so the
+        frame rate stays bounded. Textual has no public call for it (docs/decisions.md)."""
+        app = self.app
+        if self.is_current and app._dom_ready and not app._batch_count:  # after the 1st frame
+            self._refresh_layout()
 
     async def on_assistant_delta_arrived(self, message: msg.AssistantDeltaArrived) -> None:
         if message.live:  # a resumed session draws the final text
