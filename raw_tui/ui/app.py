@@ -23,7 +23,6 @@ from ..bus import UserMessage
 from ..client import SessionClient
 from ..commands import (Clear, Command, Compact, Quit, Reply, SavedSession, SessionInfo,
                         SwitchAgent, SwitchModel, UiSettings)
-from . import welcome
 from .messages import EventBridge
 from .prefs import load_prefs, save_prefs
 from .screens.main import MainScreen
@@ -169,6 +168,8 @@ class RawApp(App):
         self.main.status_line.set_info(opened.info)
         self.bridge.release(self.main, opened.replay)
         self._opened = True
+        from . import welcome  # after the first frame: its screen is rarely shown
+
         if self.prefs_path is not None and welcome.first_run(self.prefs.welcome_seen) \
                 and not any(isinstance(e, UserMessage) for e in opened.replay):
             self.push_screen(welcome.WelcomeScreen(), lambda _: None)

@@ -8,7 +8,7 @@ through the app's client. Approvals wait in one queue, shown one at a time by on
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from textual import log, work
@@ -32,7 +32,9 @@ from ..widgets.search_bar import SearchBar
 from ..widgets.panel_view import PanelView, Target
 from ..widgets.sidebar import Sidebar
 from ..widgets.status_line import StatusLine
-from ..widgets.tool_call import ToolCallView
+
+if TYPE_CHECKING:  # imported on the first tool call: the first frame draws none
+    from ..widgets.tool_call import ToolCallView
 
 EDIT_STRIP = "✎ editing a prompt · Enter resends it (replaces what followed) · Esc stops"
 REWIND_TEXT = {"retry": "↻ retried · the earlier answer is kept in the saved history only",
@@ -279,6 +281,8 @@ class MainScreen(Screen):
     async def tool_view(self, call_id: str, identity: str = "", name: str = "") -> ToolCallView:
         view = self.tool_calls.get(call_id)
         if view is None or not self.chat.holds(view):
+            from ..widgets.tool_call import ToolCallView
+
             view = ToolCallView(call_id, identity, name)
             self.tool_calls[call_id] = view
             await self.chat.add(view)
@@ -604,6 +608,8 @@ class MainScreen(Screen):
 
     # navigation: Enter, copy, panel actions ------------------------------------------------
     async def on_navigator_activated(self, message: Navigator.Activated) -> None:
+        from ..widgets.tool_call import ToolCallView
+
         target = message.target
         widget = target.widget
         if isinstance(widget, ToolCallView):
