@@ -49,7 +49,9 @@ def osc52(text: str) -> str:
 
 class RawApp(App):
     TITLE = "raw-tui"
-    CSS_PATH = stylesheets("app", "chat", "sidebar", "panel", "form", "composer", "status_line")
+    CSS_PATH = stylesheets("app", "chat", "sidebar", "composer", "status_line")
+    # what no first frame draws (a panel, a form): read right after it, after the others
+    LATER_CSS_PATH = stylesheets("panel", "form")
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         Binding("ctrl+q", "quit_session", "Quit", id="raw.quit", priority=True),
@@ -130,11 +132,19 @@ class RawApp(App):
         marker = os.environ.get(FIRST_FRAME_ENV)
         if marker:
             self.call_after_refresh(self._first_frame, marker)
+        self.call_after_refresh(self._read_later_css)
         if self.client.ready:
             self._may_open.set()
         else:  # after the first frame, or at once when a command waits for the session
             self.call_after_refresh(self._may_open.set)
         self.run_worker(self._open(), group="open")
+
+    def _read_later_css(self) -> None:
+        """The sheets the first frame does not need; the nodes there are restyled (the
+        others' rules are not parsed again: the stylesheet keeps them)."""
+        self.stylesheet.read_all(self.LATER_CSS_PATH)
+        self.stylesheet.parse()
+        self.stylesheet.update(self)
 
     def _first_frame(self, marker: str) -> None:
         """Benchmarks: note when the main screen's first frame was drawn; quit once the
