@@ -83,6 +83,9 @@ class RawApp(App):
         self.saved: list[SavedSession] = []  # other saved sessions, for the palette
         self.info: SessionInfo = client.info  # agent and model follow `agent_model` events
         self.animation_level = "none"
+        # The first frame shows the composer's stand-in (widgets/stand_in.py) where there is
+        # a first frame to hurry: a terminal, a browser; not headless (tests), unless set.
+        self.composer_stand_in: bool | None = None
         client.listen(self.bridge.deliver)
 
     def get_driver_class(self):
@@ -98,8 +101,10 @@ class RawApp(App):
 
     def get_default_screen(self) -> Screen:
         info = self.client.info
+        stand_in = not self.is_headless if self.composer_stand_in is None \
+            else self.composer_stand_in
         return MainScreen(agent=info.agent, model=info.model, max_steps=info.max_steps,
-                          starting=not self.client.ready)
+                          starting=not self.client.ready, stand_in=stand_in)
 
     @property
     def main(self) -> MainScreen:
@@ -133,6 +138,7 @@ class RawApp(App):
         if marker:
             self.call_after_refresh(self._first_frame, marker)
         self.call_after_refresh(self._read_later_css)
+        self.call_after_refresh(self.main.mount_composer)
         if self.client.ready:
             self._may_open.set()
         else:  # after the first frame, or at once when a command waits for the session
