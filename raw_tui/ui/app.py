@@ -75,6 +75,7 @@ class RawApp(App):
         self.startup_error: BaseException | None = None
         self._ready_marker: str | None = None
         self._opened = False
+        self._later_css_read = False
         # Set when the session may be opened. The first frame's callback runs on the screen's
         # message pump; a key typed before it (a browser tab sends keys at once) leaves that
         # pump waiting in `send` for the session, so `send` sets it too.
@@ -146,8 +147,13 @@ class RawApp(App):
         self.run_worker(self._open(), group="open")
 
     def _read_later_css(self) -> None:
-        """The sheets the first frame does not need; the nodes there are restyled (the
-        others' rules are not parsed again: the stylesheet keeps them)."""
+        """The sheets the first frame does not need, once: right after that frame, or before
+        the session's first event is drawn if that comes first (a panel laid out without its
+        sheet would keep the scroll position of that layout). The nodes there are restyled
+        (the others' rules are not parsed again: the stylesheet keeps them)."""
+        if self._later_css_read:
+            return
+        self._later_css_read = True
         self.stylesheet.read_all(self.LATER_CSS_PATH)
         self.stylesheet.parse()
         self.stylesheet.update(self)
@@ -182,6 +188,7 @@ class RawApp(App):
         self.info = opened.info
         self.title = f"raw-tui · {opened.info.agent}"
         self.main.status_line.set_info(opened.info)
+        self._read_later_css()
         self.bridge.release(self.main, opened.replay)
         self._opened = True
         from . import welcome  # after the first frame: its screen is rarely shown
