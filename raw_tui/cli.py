@@ -4,7 +4,6 @@ its own. Only the bare `raw-tui` (the UI) and `serve` import textual."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -431,6 +430,8 @@ def load(args, *, client_mcp: bool = False) -> Any:
 # config list ------------------------------------------------------------------------------
 
 def cmd_config_list(args) -> int:
+    import json
+
     config = load(args)
     mcp_status: dict[str, dict[str, str]] = {}
     if any(agent.mcp_servers() for agent in config.agents.values()):
@@ -496,6 +497,8 @@ def config_warnings(config) -> list[str]:
     """What loads but deserves a word: an unknown panel icon (once per tool, MCP panel
     declarations included), a rule that can never decide, a `ui.keymap` entry that names no
     binding."""
+    import json
+
     seen: dict[str, None] = dict.fromkeys(config.mcp_warnings())
     for agent in config.agents.values():
         for tool in agent.tools.tools:
@@ -564,6 +567,8 @@ def _tool_listing(tool, exposed: bool, mcp_status: dict[str, str]) -> dict[str, 
 # call -----------------------------------------------------------------------------------
 
 def cmd_call(args) -> int:
+    import json
+
     config = load(args)
     agent = config.agent(args.agent)
     from .jsonstrict import loads as strict_loads

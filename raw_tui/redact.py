@@ -20,7 +20,6 @@ echo the token alone.
 
 from __future__ import annotations
 
-import json
 from typing import Callable, TypeVar
 
 import msgspec
@@ -82,6 +81,8 @@ class Redactor:
         if not self.holds_secret(data):
             return data
         # json, not msgspec: a lone surrogate sent as `\udcff` (a hook payload) stays so
+        import json
+
         return json.dumps(self.json(json.loads(data)), ensure_ascii=True,
                           separators=(",", ":")).encode("ascii")
 

@@ -23,7 +23,6 @@ from ..bus import UserMessage
 from ..client import SessionClient
 from ..commands import (Clear, Command, Compact, Quit, Reply, SavedSession, SessionInfo,
                         SwitchAgent, SwitchModel, UiSettings)
-from . import welcome
 from .messages import EventBridge
 from .prefs import load_prefs, save_prefs
 from .screens.main import MainScreen
@@ -50,7 +49,9 @@ def osc52(text: str) -> str:
 
 class RawApp(App):
     TITLE = "raw-tui"
-    CSS_PATH = stylesheets("app", "chat", "sidebar", "panel", "form", "composer", "status_line")
+    CSS_PATH = stylesheets("app", "chat", "sidebar", "composer", "status_line")
+    # what no first frame draws (a panel, a form): read right after it, after the others
+    LATER_CSS_PATH = stylesheets("panel", "form")
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         Binding("ctrl+q", "quit_session", "Quit", id="raw.quit", priority=True),
@@ -74,6 +75,7 @@ class RawApp(App):
         self.startup_error: BaseException | None = None
         self._ready_marker: str | None = None
         self._opened = False
+        self._later_css_read = False
         # Set when the session may be opened. The first frame's callback runs on the screen's
         # message pump; a key typed before it (a browser tab sends keys at once) leaves that
         # pump waiting in `send` for the session, so `send` sets it too.
@@ -82,6 +84,9 @@ class RawApp(App):
         self.saved: list[SavedSession] = []  # other saved sessions, for the palette
         self.info: SessionInfo = client.info  # agent and model follow `agent_model` events
         self.animation_level = "none"
+        # The first frame shows the composer's stand-in (widgets/stand_in.py) where there is
+        # a first frame to hurry: a terminal, a browser; not headless (tests), unless set.
+        self.composer_stand_in: bool | None = None
         client.listen(self.bridge.deliver)
 
     def get_driver_class(self):
@@ -97,8 +102,10 @@ class RawApp(App):
 
     def get_default_screen(self) -> Screen:
         info = self.client.info
+        stand_in = not self.is_headless if self.composer_stand_in is None \
+            else self.composer_stand_in
         return MainScreen(agent=info.agent, model=info.model, max_steps=info.max_steps,
-                          starting=not self.client.ready)
+                          starting=not self.client.ready, stand_in=stand_in)
 
     @property
     def main(self) -> MainScreen:
@@ -131,11 +138,25 @@ class RawApp(App):
         marker = os.environ.get(FIRST_FRAME_ENV)
         if marker:
             self.call_after_refresh(self._first_frame, marker)
+        self.call_after_refresh(self._read_later_css)
+        self.call_after_refresh(self.main.mount_composer)
         if self.client.ready:
             self._may_open.set()
         else:  # after the first frame, or at once when a command waits for the session
             self.call_after_refresh(self._may_open.set)
         self.run_worker(self._open(), group="open")
+
+    def _read_later_css(self) -> None:
+        """The sheets the first frame does not need, once: right after that frame, or before
+        the session's first event is drawn if that comes first (a panel laid out without its
+        sheet would keep the scroll position of that layout). The nodes there are restyled
+        (the others' rules are not parsed again: the stylesheet keeps them)."""
+        if self._later_css_read:
+            return
+        self._later_css_read = True
+        self.stylesheet.read_all(self.LATER_CSS_PATH)
+        self.stylesheet.parse()
+        self.stylesheet.update(self)
 
     def _first_frame(self, marker: str) -> None:
         """Benchmarks: note when the main screen's first frame was drawn; quit once the
@@ -167,8 +188,11 @@ class RawApp(App):
         self.info = opened.info
         self.title = f"raw-tui · {opened.info.agent}"
         self.main.status_line.set_info(opened.info)
+        self._read_later_css()
         self.bridge.release(self.main, opened.replay)
         self._opened = True
+        from . import welcome  # after the first frame: its screen is rarely shown
+
         if self.prefs_path is not None and welcome.first_run(self.prefs.welcome_seen) \
                 and not any(isinstance(e, UserMessage) for e in opened.replay):
             self.push_screen(welcome.WelcomeScreen(), lambda _: None)

@@ -139,7 +139,11 @@ def first_frame_after(argv: list[str], cwd: Path, env: dict[str, str]) -> list[f
 def test_startup_to_the_first_frame_against_a_bare_textual_app():
     root = Path(tempfile.mkdtemp(prefix="rt-bench-"))
     try:
-        env = dict(os.environ, TERM="xterm-256color")
+        # bytecode as an installed or once-run raw-tui has it, whatever the caller's
+        # PYTHONDONTWRITEBYTECODE says (else every start compiles raw-tui's own modules,
+        # and only those: the bare app imports none), kept in this run's scratch dir
+        env = dict(os.environ, TERM="xterm-256color", PYTHONPYCACHEPREFIX=str(root / "pyc"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         for var in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
             env[var] = str(root / var.lower())
         (root / "bare.py").write_text(BARE_APP)

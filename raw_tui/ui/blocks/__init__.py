@@ -9,7 +9,6 @@ mermaid). A kind this UI does not know shows its fields as text. Modules load on
 
 from __future__ import annotations
 
-import json
 from importlib import import_module
 from types import ModuleType
 
@@ -37,6 +36,8 @@ def kind_module(kind: object) -> ModuleType | None:
 
 def fallback_rows(block: dict) -> list[Row]:
     """A kind this UI does not draw: its fields as text."""
+    import json  # (not before the first frame: it draws no block)
+
     rows: list[Row] = [(None, Text(f"[{block.get('kind')}]", style="dim"))]
     for key, value in block.items():
         if key in ("id", "kind", "title"):

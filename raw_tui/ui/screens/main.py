@@ -8,7 +8,7 @@ through the app's client. Approvals wait in one queue, shown one at a time by on
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from textual import log, work
@@ -26,13 +26,16 @@ from ...commands import (ApprovalAnswer, Cancel, EditPrompt, FormAnswer, FormCan
 from .. import messages as msg
 from ..widgets.chat_items import HiddenRow, HookRow, NoticeRow, PanelReceiptRow, UserMessageView
 from ..widgets.chat_view import ChatView
-from ..widgets.composer import Composer
 from ..widgets.navigator import Navigator
 from ..widgets.search_bar import SearchBar
 from ..widgets.panel_view import PanelView, Target
 from ..widgets.sidebar import Sidebar
+from ..widgets.stand_in import ComposerStandIn
 from ..widgets.status_line import StatusLine
-from ..widgets.tool_call import ToolCallView
+
+if TYPE_CHECKING:  # imported on the first tool call: the first frame draws none
+    from ..widgets.composer import Composer
+    from ..widgets.tool_call import ToolCallView
 
 EDIT_STRIP = "✎ editing a prompt · Enter resends it (replaces what followed) · Esc stops"
 REWIND_TEXT = {"retry": "↻ retried · the earlier answer is kept in the saved history only",
@@ -48,7 +51,7 @@ def _get(value: Any) -> Any:
 
 
 class MainScreen(Screen):
-    AUTO_FOCUS = "#composer"
+    AUTO_FOCUS = "#composer, #composer-stand-in"
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn", id="raw.cancel"),
         Binding("ctrl+r", "retry", "Retry", id="raw.retry"),
@@ -62,8 +65,12 @@ class MainScreen(Screen):
                 show=False),
     ]
 
-    def __init__(self, *, agent: str, model: str, max_steps: int, starting: bool) -> None:
+    def __init__(self, *, agent: str, model: str, max_steps: int, starting: bool,
+                 stand_in: bool = False) -> None:
+        """`stand_in`: the first frame shows the composer's stand-in (widgets/stand_in.py),
+        replaced by the composer right after it (`mount_composer`)."""
         super().__init__(id="main-screen")
+        self.stand_in = stand_in
         self.status_args = dict(agent=agent, model=model, max_steps=max_steps,
                                 state="starting" if starting else "idle")
         self.chat_panels: dict[str, PanelView] = {}
@@ -89,14 +96,45 @@ class MainScreen(Screen):
         yield Static(id="panel-strip")  # narrow screens: "a panel changed", while hidden
         yield SearchBar(id="search")
         yield Static(EDIT_STRIP, id="edit-strip")  # while the composer edits an earlier prompt
-        yield Composer(id="composer")
+        if self.stand_in:
+            yield ComposerStandIn(id="composer-stand-in")
+        else:
+            from ..widgets.composer import Composer
+
+            yield Composer(id="composer")
         yield StatusLine(id="status", **self.status_args)
 
     def on_mount(self) -> None:
         self.apply_sidebar()
-        self.query_one(Composer).focus()  # also where AUTO_FOCUS does not run (a browser)
+        self.focus_composer()  # also where AUTO_FOCUS does not run (a browser)
         self.call_after_refresh(self.approval_worker)  # its modal's imports: after the frame
         self.app.main_screen_ready()
+
+    async def mount_composer(self) -> None:
+        """Right after the first frame: the composer takes its stand-in's place, with the
+        keys typed into that meanwhile, in order; and the focus, if it had it."""
+        stand_in = next(iter(self.query(ComposerStandIn)), None)
+        if stand_in is None or not self.is_attached or self._closing:  # (quit at once)
+            return
+        from ..widgets.composer import Composer
+
+        composer = Composer(id="composer", cursor_blink=self.cursor_blink)
+        composer.display = False
+        await self.mount(composer, after=stand_in)
+        focused = self.focused is stand_in
+        stand_in.hand_over(composer)
+        stand_in.display, composer.display = False, True
+        if focused:
+            self.set_focus(composer)
+        await stand_in.remove()
+
+    @property
+    def composer(self) -> Composer:
+        return self.query_one("#composer")
+
+    def focus_composer(self) -> None:
+        """Focus the composer (its stand-in before the composer is there)."""
+        self.query("#composer, #composer-stand-in").first().focus()
 
     @property
     def chat(self) -> ChatView:
@@ -172,7 +210,8 @@ class MainScreen(Screen):
         form, Tab moves between its fields as usual."""
         from ..widgets.form_view import FormView
 
-        stops: list[Widget] = [self.query_one(Composer), self.chat, self.sidebar]
+        stops: list[Widget] = [self.query("#composer, #composer-stand-in").first(), self.chat,
+                               self.sidebar]
         chain = list(self.focused.ancestors_with_self) if self.focused is not None else []
         if any(isinstance(w, FormView) and w.request_id is not None for w in chain):
             self.focus_next() if step > 0 else self.focus_previous()
@@ -279,6 +318,8 @@ class MainScreen(Screen):
     async def tool_view(self, call_id: str, identity: str = "", name: str = "") -> ToolCallView:
         view = self.tool_calls.get(call_id)
         if view is None or not self.chat.holds(view):
+            from ..widgets.tool_call import ToolCallView
+
             view = ToolCallView(call_id, identity, name)
             self.tool_calls[call_id] = view
             await self.chat.add(view)
@@ -395,7 +436,7 @@ class MainScreen(Screen):
                 had_focus = self.focused is not None and form in self.focused.ancestors_with_self
                 form.deactivate(event.status)
                 if had_focus:
-                    self.query_one(Composer).focus()
+                    self.focus_composer()
         if panel is not None and self.sidebar_forced and not self.questions:
             self.sidebar_forced = False
             self.apply_sidebar()
@@ -570,7 +611,7 @@ class MainScreen(Screen):
             return
         self.editing = view
         self.query_one("#edit-strip", Static).display = True
-        self.query_one(Composer).set_draft(view.text)
+        self.composer.set_draft(view.text)
 
     def stop_editing(self) -> None:
         self.editing = None
@@ -590,7 +631,7 @@ class MainScreen(Screen):
         reply = await self.app.send(Retry())
         if reply.ok and self.editing is not None:
             self.stop_editing()
-            self.query_one(Composer).clear()
+            self.composer.clear()
 
     # search -------------------------------------------------------------------------------
     def action_search(self) -> None:
@@ -600,10 +641,12 @@ class MainScreen(Screen):
         if message.to_chat and self.chat.display:
             self.chat.focus()
         else:
-            self.query_one(Composer).focus()
+            self.focus_composer()
 
     # navigation: Enter, copy, panel actions ------------------------------------------------
     async def on_navigator_activated(self, message: Navigator.Activated) -> None:
+        from ..widgets.tool_call import ToolCallView
+
         target = message.target
         widget = target.widget
         if isinstance(widget, ToolCallView):
@@ -668,7 +711,7 @@ class MainScreen(Screen):
         reply = await self.app.send(PanelAction(panel=panel, action=str(action.get("id")),
                                                 block=block, item=item))
         if reply.ok and reply.draft is not None:
-            composer = self.query_one(Composer)
+            composer = self.composer
             composer.set_draft(reply.draft)
             if reply.send:
                 composer.action_send()
@@ -685,7 +728,7 @@ class MainScreen(Screen):
     async def action_cancel_turn(self) -> None:
         if self.editing is not None:
             self.stop_editing()
-            self.query_one(Composer).clear()
+            self.composer.clear()
             return
         if self.status_line.status.state == "running":
             await self.app.send(Cancel())
@@ -698,7 +741,7 @@ class MainScreen(Screen):
         if self.sidebar.display:
             self.sidebar.focus()
         elif self.focused is None or self.sidebar in self.focused.ancestors_with_self:
-            self.query_one(Composer).focus()
+            self.focus_composer()
 
     def action_transcript(self) -> None:
         if self.chat.archive:

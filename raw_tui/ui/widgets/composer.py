@@ -15,6 +15,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from .stand_in import PLACEHOLDER
+
 
 class Composer(TextArea):
     HELP = ("Type a message. **Enter** sends, **Ctrl+J** adds a newline in every terminal "
@@ -46,7 +48,7 @@ class Composer(TextArea):
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
                          **kwargs)
         self.cursor_blink = cursor_blink
-        self.placeholder = "Message · Enter sends · Ctrl+J newline"
+        self.placeholder = PLACEHOLDER
         self.sent: list[str] = []
         self._history_at: int | None = None
         self._draft = ""

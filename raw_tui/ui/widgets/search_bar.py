@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
@@ -42,17 +41,21 @@ class SearchBar(Horizontal):
         self.matches: list[Widget] = []  # newest first
         self.index = 0
 
-    def compose(self) -> ComposeResult:
-        yield Static(Text("/ ", style="bold"), id="search-label")
-        yield Input(placeholder="search the chat", id="search-input")
-        yield Static(id="search-count")
-
     def on_mount(self) -> None:
-        self.input.cursor_blink = False  # no traffic while idle (an open search included)
         self.display = False
+
+    def _build(self) -> None:
+        """The label, the input and the count, mounted on first use: the first frame (the
+        bar is hidden) does not pay for an `Input` (its styles, its compose)."""
+        search_input = Input(placeholder="search the chat", id="search-input")
+        search_input.cursor_blink = False  # no traffic while idle (an open search included)
+        self.mount(Static(Text("/ ", style="bold"), id="search-label"), search_input,
+                   Static(id="search-count"))
 
     @property
     def input(self) -> Input:
+        if not self.children:
+            self._build()
         return self.query_one("#search-input", Input)
 
     def open(self) -> None:
