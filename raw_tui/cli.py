@@ -3,7 +3,6 @@ its own. Only the bare `raw-tui` (the UI) and `serve` import textual."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import sys
@@ -18,9 +17,12 @@ EXIT_CANCELLED = 130
 UI_PREFS_FILE = "ui.json"  # in the XDG state dir: what the UI remembers (the theme)
 
 VALUE_OPTIONS = ("--config", "--agent", "--model", "--cwd", "--resume")
+FLAG_OPTIONS = {"--continue": "continue_", "--no-detach": "no_detach"}  # the UI's own flags
 
 
-def _common() -> argparse.ArgumentParser:
+def _common():
+    import argparse  # (only here and below: a bare `raw-tui` does without, _global_options)
+
     # Global options may stand before or after the subcommand; SUPPRESS keeps a
     # subcommand's parser from resetting what the main parser already read.
     common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
@@ -32,6 +34,8 @@ def _common() -> argparse.ArgumentParser:
 
 
 def _add_run(sub, common) -> None:
+    import argparse
+
     run = sub.add_parser("run", parents=[common], help="one headless run")
     run.add_argument("prompt", help="the prompt, or - to read it from stdin")
     run.add_argument("--output", choices=("text", "jsonl"), default="text")
@@ -96,9 +100,11 @@ COMMANDS = {"run": _add_run, "config": _add_config, "call": _add_call, "hooks": 
             "attach": _add_attach}
 
 
-def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+def _parser(argv: list[str] | None = None):
     """The parser; given the arguments, only the subcommand they name is built (building
     them all is a good part of `config list`'s start-up)."""
+    import argparse
+
     common = _common()
     parser = argparse.ArgumentParser(prog="raw-tui", parents=[common],
                                      description="Run an AI coding agent behind a policy gate.")
@@ -135,6 +141,29 @@ def _command_named(argv: list[str]) -> str | None:
     return None if takes_value else ""
 
 
+def _global_options(argv: list[str]) -> dict[str, Any] | None:
+    """What argparse makes of `argv` when it holds only the main parser's options, each
+    spelled in full (`--agent NAME`, `--agent=NAME`, `--continue`, ...): the UI with them,
+    read without importing argparse (a measurable share of the UI's start-up). None for
+    anything else (a subcommand, an abbreviation, help, a value that starts with `-`, an
+    unknown word), which argparse parses, with its errors and help."""
+    options: dict[str, Any] = {"command": None}
+    args = iter(argv)
+    for arg in args:
+        name, equals, value = arg.partition("=")
+        if name in FLAG_OPTIONS and not equals:
+            options[FLAG_OPTIONS[name]] = True
+        elif name in VALUE_OPTIONS:
+            if not equals:
+                value = next(args, None)
+                if value is None or value.startswith("-"):
+                    return None
+            options[name[2:]] = value
+        else:
+            return None
+    return options
+
+
 def interrupt_on_stop_signals() -> None:
     """SIGTERM and SIGHUP (an SSH drop) raise KeyboardInterrupt like SIGINT, so every command
     ends through the same clean-up; `run`, `call` and the UI replace this with a handler on
@@ -150,7 +179,13 @@ def interrupt_on_stop_signals() -> None:
 def main(argv: list[str] | None = None) -> int:
     interrupt_on_stop_signals()
     argv = sys.argv[1:] if argv is None else argv
-    args = _parser(argv).parse_args(argv)
+    options = _global_options(argv)
+    if options is None:
+        args = _parser(argv).parse_args(argv)
+    else:
+        from types import SimpleNamespace
+
+        args = SimpleNamespace(**options)
     for name, default in (("config", None), ("agent", None), ("model", None), ("cwd", None),
                           ("continue_", False), ("resume", None), ("no_detach", False)):
         if not hasattr(args, name):

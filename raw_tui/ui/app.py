@@ -1,6 +1,6 @@
 """The app: the keymap, the command palette, the theme and the screen stack around one
 `MainScreen` (screens/main.py), and the client (`raw_tui.client`) through which the session
-is reached. Events come in through the bridge (messages.py); commands go out through `send`.
+is reached. Events come in through the bridge (bridge.py); commands go out through `send`.
 It holds no rule of its own."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from ..bus import UserMessage
 from ..client import SessionClient
 from ..commands import (Clear, Command, Compact, Quit, Reply, SavedSession, SessionInfo,
                         SwitchAgent, SwitchModel, UiSettings)
-from .messages import EventBridge
+from .bridge import EventBridge
 from .prefs import load_prefs, save_prefs
 from .screens.main import MainScreen
 from .styles import stylesheets
@@ -50,8 +50,9 @@ def osc52(text: str) -> str:
 class RawApp(App):
     TITLE = "raw-tui"
     CSS_PATH = stylesheets("app", "chat", "sidebar", "composer", "status_line")
-    # what no first frame draws (a panel, a form): read right after it, after the others
-    LATER_CSS_PATH = stylesheets("panel", "form")
+    # what no first frame draws (the chat's rows, a panel, a form): read right after it,
+    # after the others (no rule of these ties with one of the sheets above on a node)
+    LATER_CSS_PATH = stylesheets("chat_rows", "panel", "form")
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         Binding("ctrl+q", "quit_session", "Quit", id="raw.quit", priority=True),

@@ -6,7 +6,8 @@ from raw_tui import bus as ev
 from raw_tui.commands import Prompt, Reply
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.widgets.assistant import AssistantMessageView
-from raw_tui.ui.widgets.chat_items import HiddenRow, HookRow
+from raw_tui.ui.widgets.chat_items import HookRow
+from raw_tui.ui.widgets.chat_view import HiddenRow
 from raw_tui.ui.widgets.chat_view import ChatView
 from raw_tui.ui.widgets.composer import Composer
 

@@ -23,18 +23,18 @@ from textual.widgets import Static
 from ...bus import ApprovalRequest
 from ...commands import (ApprovalAnswer, Cancel, EditPrompt, FormAnswer, FormCancel, PanelAction,
                          Prompt, Retry)
-from .. import messages as msg
-from ..widgets.chat_items import HiddenRow, HookRow, NoticeRow, PanelReceiptRow, UserMessageView
-from ..widgets.chat_view import ChatView
-from ..widgets.navigator import Navigator
+from ..widgets.chat_view import ChatView, HiddenRow
+from ..widgets.navigator import Navigator, Target
 from ..widgets.search_bar import SearchBar
-from ..widgets.panel_view import PanelView, Target
 from ..widgets.sidebar import Sidebar
 from ..widgets.stand_in import ComposerStandIn
 from ..widgets.status_line import StatusLine
 
 if TYPE_CHECKING:  # imported on the first tool call: the first frame draws none
+    from .. import messages as msg  # imported with the first events drawn (ui/bridge.py)
+    from ..widgets.chat_items import UserMessageView  # with the first row: the frame has none
     from ..widgets.composer import Composer
+    from ..widgets.panel_view import PanelView  # on the first panel: the first frame draws none
     from ..widgets.tool_call import ToolCallView
 
 EDIT_STRIP = "✎ editing a prompt · Enter resends it (replaces what followed) · Esc stops"
@@ -250,11 +250,17 @@ class MainScreen(Screen):
     def on_undrawn_event(self, message: msg.UndrawnEvent) -> None:
         log.warning(f"no widget draws {type(message.event).__name__}: {message.event!r}")
 
+    async def add_notice(self, text: str, level: str) -> None:
+        """A notice row at the end of the chat."""
+        from ..widgets.chat_items import NoticeRow  # the rows load with the first one drawn
+
+        await self.chat.add(NoticeRow(text, level))
+
     async def draw_error(self, name: str, err: Exception) -> None:
         """One bad event must not take the session down: a notice in the chat instead."""
         log.error(f"drawing {name} failed: {err!r}")
         try:
-            await self.chat.add(NoticeRow(f"could not draw {name}: {err}", "error"))
+            await self.add_notice(f"could not draw {name}: {err}", "error")
         except Exception as again:
             log.error(f"drawing the error notice failed: {again!r}")
 
@@ -273,6 +279,8 @@ class MainScreen(Screen):
 
     async def _user_message(self, event: Any, live: bool) -> None:
         await self.finish_stream()
+        from ..widgets.chat_items import UserMessageView
+
         row = await self.chat.add(UserMessageView(event.text, _get(event.turn_id)))
         if live and row.is_attached:
             self.draw_now()
@@ -377,6 +385,8 @@ class MainScreen(Screen):
         await self._safely(message, self._hook_event)
 
     async def _hook_event(self, event: Any, live: bool) -> None:
+        from ..widgets.chat_items import HookRow
+
         await self.chat.add(HookRow(event))
 
     async def on_panel_receipt_arrived(self, message: msg.PanelReceiptArrived) -> None:
@@ -386,6 +396,8 @@ class MainScreen(Screen):
         view = self.panel_view(event.panel, attached=False)
         doc = view.state.document if view is not None else None
         progress = doc.get("progress") if isinstance(doc, dict) else None
+        from ..widgets.chat_items import PanelReceiptRow
+
         await self.chat.add(PanelReceiptRow(event, progress))
 
     async def on_panel_state_changed(self, message: msg.PanelStateChanged) -> None:
@@ -397,6 +409,8 @@ class MainScreen(Screen):
             if view is not None and self.chat.holds(view):
                 await view.update_state(event)
             elif event.document is not None:
+                from ..widgets.panel_view import PanelView
+
                 view = PanelView(event, cursor_blink=self.cursor_blink)
                 self.chat_panels[event.panel] = view
                 await self.chat.add(view)
@@ -454,7 +468,7 @@ class MainScreen(Screen):
             parts = [x for x in (_get(event.code), _get(event.message)) if x and x not in text]
             detail = " ".join(dict.fromkeys(parts))  # a message that repeats the code once
             level = "warning" if event.status in ("cancelled", "max_steps") else "error"
-            await self.chat.add(NoticeRow(f"{text}{': ' + detail if detail else ''}", level))
+            await self.add_notice(f"{text}{': ' + detail if detail else ''}", level)
 
     def on_turn_state_changed(self, message: msg.TurnStateChanged) -> None:
         if message.live:
@@ -463,7 +477,7 @@ class MainScreen(Screen):
     async def on_hooks_reloaded(self, message: msg.HooksReloaded) -> None:
         notice = self.status_line.hooks_reload(message.event)
         if not message.event.ok:
-            await self.chat.add(NoticeRow(notice, "error"))
+            await self.add_notice(notice, "error")
 
     async def on_compacted(self, message: msg.Compacted) -> None:
         """`/compact` summarised the model's context: nothing changes on screen (a notice says
@@ -487,21 +501,21 @@ class MainScreen(Screen):
         if self.editing is not None and self.editing is view:
             self.stop_editing()
         await self.chat.drop_from(view)
-        await self.chat.add(NoticeRow(REWIND_TEXT.get(event.reason, event.reason), "info"))
+        await self.add_notice(REWIND_TEXT.get(event.reason, event.reason), "info")
 
     async def on_agent_model_switched(self, message: msg.AgentModelSwitched) -> None:
         event = message.event
         self.status_line.switch(event.agent, event.model)
         self.app.switched(event.agent, event.model)
-        await self.chat.add(NoticeRow(f"from now on: agent {event.agent} · model {event.model}",
-                                      "info"))
+        await self.add_notice(f"from now on: agent {event.agent} · model {event.model}",
+                              "info")
 
     def on_usage_reported(self, message: msg.UsageReported) -> None:
         if message.live:
             self.status_line.usage(message.event)
 
     async def on_notice_arrived(self, message: msg.NoticeArrived) -> None:
-        await self.chat.add(NoticeRow(message.event.message, message.event.level))
+        await self.add_notice(message.event.message, message.event.level)
 
     # approvals: one queue, one worker, one modal at a time --------------------------------
     @work(group="approvals", exclusive=True)
@@ -645,6 +659,7 @@ class MainScreen(Screen):
 
     # navigation: Enter, copy, panel actions ------------------------------------------------
     async def on_navigator_activated(self, message: Navigator.Activated) -> None:
+        from ..widgets.chat_items import UserMessageView
         from ..widgets.tool_call import ToolCallView
 
         target = message.target

@@ -1,13 +1,13 @@
-"""The rows of the chat: user messages, hook and panel receipts, notices, the end of a run,
-and the row that stands for pruned history. (Assistant text: widgets/assistant.py, imported
-when the first one is drawn: Markdown is a slow import.)"""
+"""The rows of the chat: user messages, hook and panel receipts, notices, the end of a run.
+Imported when the first row is drawn (the first frame has none); the row that stands for
+pruned history is the chat view's own (chat_view.py). (Assistant text: widgets/assistant.py,
+imported when the first one is drawn: Markdown is a slow import.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.text import Text
-from textual.widgets import Static
 
 from .safe import SafeStatic
 
@@ -80,22 +80,6 @@ class NoticeRow(SafeStatic):
 
     def build(self) -> Text:
         return Text(self.text, style=self.STYLES.get(self.level, ""))
-
-
-class HiddenRow(Static):
-    """Stands for the chat rows that were pruned; Enter shows them as text."""
-
-    def __init__(self) -> None:
-        super().__init__(classes="chat-item hidden-row")
-        self.count = 0
-
-    def set_count(self, count: int) -> None:
-        self.count = count
-        self.update(Text(f"▲ {count} earlier item{'s' * (count != 1)} hidden · "
-                         "Enter shows them", style="dim italic"))
-
-    def plain_text(self) -> str:
-        return ""
 
 
 def _set(value: Any) -> Any:

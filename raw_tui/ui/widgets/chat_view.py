@@ -8,18 +8,32 @@ session costs what its last screens cost."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
+from textual.widgets import Static
 
-from .chat_items import HiddenRow
-from .navigator import Navigator, nav_bindings
-from .panel_view import PanelView, Target
+from .navigator import Navigator, Target, nav_bindings
 from .search_bar import SearchBar
 
 PRUNE_SLACK = 20  # prune when this many rows over the limit, so mounting stays cheap
+
+
+class HiddenRow(Static):
+    """Stands for the chat rows that were pruned; Enter shows them as text."""
+
+    def __init__(self) -> None:
+        super().__init__(classes="chat-item hidden-row")
+        self.count = 0
+
+    def set_count(self, count: int) -> None:
+        self.count = count
+        self.update(Text(f"▲ {count} earlier item{'s' * (count != 1)} hidden · "
+                         "Enter shows them", style="dim italic"))
+
+    def plain_text(self) -> str:
+        return ""
 
 
 class ChatView(Navigator):
@@ -35,11 +49,12 @@ class ChatView(Navigator):
                 show=False),
     ]
 
-    @dataclass
     class EditRequested(Message):
         """`e` on a prompt: edit it and send it again."""
 
-        view: Widget
+        def __init__(self, view: Widget) -> None:
+            self.view = view
+            super().__init__()
 
     def __init__(self, *, max_items: int = 100, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -108,6 +123,8 @@ class ChatView(Navigator):
         """A retry or an edit replaced the turns from `widget`'s on: remove it and every row
         after it (every row when it is gone from view already). Panels stay: they are the
         session's state, which a retry does not undo (a resumed session shows them too)."""
+        from .panel_view import PanelView
+
         if self._batch is not None:
             in_batch = widget in self._batch
             start = self._batch.index(widget) if in_batch else 0
@@ -144,6 +161,8 @@ class ChatView(Navigator):
         self.screen.query_one(SearchBar).step(step)
 
     def targets(self) -> list[Target]:
+        from .panel_view import PanelView
+
         out: list[Target] = []
         for child in self.children:
             if not child.display:
@@ -166,6 +185,8 @@ def _live(widget: Widget) -> bool:
     """Rows that must stay: a message still streaming, a form waiting for an answer."""
     if getattr(widget, "_stream", None) is not None:  # an assistant message streaming
         return True
+    from .panel_view import PanelView
+
     if isinstance(widget, PanelView):
         form = widget.form()
         return form is not None and form.request_id is not None

@@ -3,36 +3,53 @@ blocks and items; Enter opens what is under the cursor; `c` copies it (OSC 52)."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+import msgspec
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 
-from .panel_view import BlockView, PanelView, Target
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+
+class Target(msgspec.Struct, frozen=True):
+    """Where the keyboard cursor is: a panel (header), a block, or an item of a block; or a
+    plain chat row (panel None)."""
+
+    widget: Widget
+    panel: str | None = None
+    block: str | None = None
+    item: str | None = None
+
+    def same(self, other: "Target | None") -> bool:
+        return other is not None and (self.widget, self.item) == (other.widget, other.item)
 
 
 class Navigator(VerticalScroll, can_focus=True):
     BINDING_PREFIX = "nav"
     PANEL_LIST = False  # Up/Down on a panel header go to the next panel's header
 
-    @dataclass
     class Activated(Message):
         """Enter on a target."""
 
-        navigator: "Navigator"
-        target: Target
+        def __init__(self, navigator: Navigator, target: Target) -> None:
+            self.navigator = navigator
+            self.target = target
+            super().__init__()
 
         @property
         def control(self) -> "Navigator":
             return self.navigator
 
-    @dataclass
     class Copy(Message):
         """`c` on a target: its text, for the clipboard."""
 
-        navigator: "Navigator"
-        text: str
+        def __init__(self, navigator: Navigator, text: str) -> None:
+            self.navigator = navigator
+            self.text = text
+            super().__init__()
 
         @property
         def control(self) -> "Navigator":
@@ -88,6 +105,8 @@ class Navigator(VerticalScroll, can_focus=True):
             self.set_cursor(header)
 
     def set_cursor(self, target: Target | None) -> None:
+        from .panel_view import BlockView  # (not before the first frame: it draws no panel)
+
         old = self.cursor
         if old is not None and old.widget.is_attached:
             if isinstance(old.widget, BlockView):
@@ -125,6 +144,8 @@ class Navigator(VerticalScroll, can_focus=True):
         if target is None or not target.widget.is_attached:
             return
         widget = target.widget
+        from .panel_view import BlockView, PanelView
+
         if target.item is not None and isinstance(widget, BlockView):
             text = widget.item_text(target.item)
         elif target.block is None and isinstance(widget.parent, PanelView):

@@ -3,7 +3,6 @@ progress) and its blocks, updated in place from `panel_state` events."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -14,21 +13,8 @@ from textual.widget import Widget
 
 from ...glyphs import ICONS
 from ..blocks import bar, item_names, item_text, plain_block, render_block
+from .navigator import Target
 from .safe import SafeStatic
-
-@dataclass(frozen=True)
-class Target:
-    """Where the keyboard cursor is: a panel (header), a block, or an item of a block; or a
-    plain chat row (panel None)."""
-
-    widget: Widget
-    panel: str | None = None
-    block: str | None = None
-    item: str | None = None
-
-    def same(self, other: "Target | None") -> bool:
-        return other is not None and (self.widget, self.item) == (other.widget, other.item)
-
 
 def extra(state: Any, name: str) -> Any:
     """A field the panel_state event may carry (actions, icon, title) or, failing that, the

@@ -8,8 +8,6 @@ Only rows on screen are searched; rows pruned from view are in the transcript (C
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -17,7 +15,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from .panel_view import PanelView, Target
+from .navigator import Target
 
 
 class SearchBar(Horizontal):
@@ -30,11 +28,12 @@ class SearchBar(Horizontal):
         Binding("escape", "close", "Close search", id="search.close"),
     ]
 
-    @dataclass
     class Closed(Message):
         """Esc: the search bar is gone; `to_chat` when a match was shown (focus goes there)."""
 
-        to_chat: bool
+        def __init__(self, to_chat: bool) -> None:
+            self.to_chat = to_chat
+            super().__init__()
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -115,6 +114,8 @@ class SearchBar(Horizontal):
         widget = self.matches[self.index]
         if not widget.is_attached:
             return
+        from .panel_view import PanelView
+
         target = Target(widget)
         if isinstance(widget, PanelView):
             target = next(iter(widget.targets()), target)

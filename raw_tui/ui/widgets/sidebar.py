@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Static
 
-from .navigator import Navigator, nav_bindings
-from .panel_view import PanelView, Target
+from .navigator import Navigator, Target, nav_bindings
+
+if TYPE_CHECKING:
+    from .panel_view import PanelView
 
 
 class Sidebar(Navigator):
@@ -45,6 +47,8 @@ class Sidebar(Navigator):
             self.empty.display = not self.panels
             return None
         if view is None:
+            from .panel_view import PanelView  # (not before the first frame: it draws none)
+
             view = PanelView(state, cursor_blink=self.cursor_blink)
             self.panels[state.panel] = view
             self.empty.display = False

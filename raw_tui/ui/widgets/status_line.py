@@ -5,9 +5,9 @@ then the global keys down to `^q quit`, then none): the state never gives way to
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -17,8 +17,7 @@ STATE_STYLE = {"idle": "green", "running": "bold yellow", "cancelling": "bold re
                "closing": "dim", "starting": "dim"}
 
 
-@dataclass
-class StatusLineState:
+class StatusLineState(msgspec.Struct):
     agent: str = ""
     model: str = ""
     state: str = "idle"

@@ -1,0 +1,51 @@
+"""The bridge between a session and the screen: the transport calls `EventBridge.deliver`
+with every event; the bridge posts the event's message (messages.py) on the main screen's
+queue, so events are drawn in order. Until the session is open, live events wait: the saved
+history is posted first, then what was published meanwhile. The message classes are
+imported with the first events drawn, after the first frame."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.message_pump import MessagePump
+
+
+class EventBridge:
+    """Turns events into messages on `target`'s queue; holds live events until `release`."""
+
+    def __init__(self) -> None:
+        self.target: MessagePump | None = None
+        self._held: list[Any] | None = []
+        self.closed = False
+
+    def deliver(self, event: Any) -> None:
+        """The transport's callback (on the app's event loop)."""
+        if self.closed:
+            return
+        if self._held is not None or self.target is None:
+            if self._held is None:
+                self._held = []
+            self._held.append(event)
+            return
+        from . import messages
+
+        self.target.post_message(messages.message_for(event))
+
+    def release(self, target: MessagePump, replay: list[Any]) -> None:
+        """Draw the saved history on `target`, then what was held, then go live."""
+        from . import messages
+
+        self.target = target
+        target.post_message(messages.ReplayStarted())
+        for event in replay:
+            target.post_message(messages.message_for(event, live=False))
+        target.post_message(messages.ReplayFinished())
+        held, self._held = self._held or [], None
+        for event in held:
+            target.post_message(messages.message_for(event))
+
+    def close(self) -> None:
+        """The app is exiting: events still coming are not drawn."""
+        self.closed = True
