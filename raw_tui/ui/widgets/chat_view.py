@@ -8,6 +8,8 @@ session costs what its last screens cost."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
@@ -49,12 +51,11 @@ class ChatView(Navigator):
                 show=False),
     ]
 
+    @dataclass
     class EditRequested(Message):
         """`e` on a prompt: edit it and send it again."""
 
-        def __init__(self, view: Widget) -> None:
-            self.view = view
-            super().__init__()
+        view: Widget
 
     def __init__(self, *, max_items: int = 100, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -3,6 +3,7 @@ blocks and items; Enter opens what is under the cursor; `c` copies it (OSC 52)."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -31,25 +32,23 @@ class Navigator(VerticalScroll, can_focus=True):
     BINDING_PREFIX = "nav"
     PANEL_LIST = False  # Up/Down on a panel header go to the next panel's header
 
+    @dataclass
     class Activated(Message):
         """Enter on a target."""
 
-        def __init__(self, navigator: Navigator, target: Target) -> None:
-            self.navigator = navigator
-            self.target = target
-            super().__init__()
+        navigator: "Navigator"
+        target: Target
 
         @property
         def control(self) -> "Navigator":
             return self.navigator
 
+    @dataclass
     class Copy(Message):
         """`c` on a target: its text, for the clipboard."""
 
-        def __init__(self, navigator: Navigator, text: str) -> None:
-            self.navigator = navigator
-            self.text = text
-            super().__init__()
+        navigator: "Navigator"
+        text: str
 
         @property
         def control(self) -> "Navigator":

@@ -8,6 +8,8 @@ Only rows on screen are searched; rows pruned from view are in the transcript (C
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -28,12 +30,11 @@ class SearchBar(Horizontal):
         Binding("escape", "close", "Close search", id="search.close"),
     ]
 
+    @dataclass
     class Closed(Message):
         """Esc: the search bar is gone; `to_chat` when a match was shown (focus goes there)."""
 
-        def __init__(self, to_chat: bool) -> None:
-            self.to_chat = to_chat
-            super().__init__()
+        to_chat: bool
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
