@@ -7,14 +7,15 @@ splits the write in two so that several files can be prepared first and replaced
 Modes: a file that exists keeps its permission bits; a new file gets `0o666 & ~umask`
 (what `open()` would give it), unless `mode` is given.
 
-Temp files are named `.NAME.raw-tui-BOOT-PID-START.XXXXXXXX.tmp`: BOOT the first 8 hex digits
-of the kernel's boot id, PID and START the writing process and its start time (clock ticks
-since boot, from /proc: a reused pid has another). A process killed mid-write (`kill -9`)
-leaves its temp file; the next write to that directory removes every one whose writer is
-gone (`sweep_stale`): ours by name, a regular file owned by this user, written on this boot
-by a process that no longer runs (or on another boot, and untouched for a day). A live
-writer's temp file (another raw-tui writing at the same time) and anyone else's file are
-never touched.
+Temp files are named `.NAME.raw-tui-WHERE-PID-START.XXXXXXXX.tmp`: WHERE 8 hex digits naming
+this boot of this machine and this pid namespace (a CRC of the kernel's boot id and the
+namespace's inode), PID and START the writing process and its start time (clock ticks since
+boot, from /proc: a reused pid has another). A process killed mid-write (`kill -9`) leaves
+its temp file; the next write to that directory removes every one whose writer is gone
+(`sweep_stale`): ours by name, a regular file owned by this user, written from the same
+WHERE by a process that no longer runs (from another WHERE, whose processes cannot be seen
+from here: untouched for a day). A live writer's temp file (another raw-tui writing at the
+same time) and anyone else's file are never touched.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import os
 import stat
 import tempfile
 import time
+import zlib
 from dataclasses import dataclass
 from functools import cache
 
@@ -79,11 +81,17 @@ def mode_for(path: str, mode: int | None) -> int:
 
 @cache
 def boot_id() -> str:
+    """WHERE: this boot of this machine, and this pid namespace (8 hex digits)."""
     try:
         with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as f:
-            return f.read().strip().replace("-", "")[:8] or "0"
+            boot = f.read().strip()
     except OSError:
-        return "0"
+        boot = os.uname().nodename
+    try:
+        namespace = str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        namespace = ""
+    return f"{zlib.crc32(f'{boot}:{namespace}'.encode()):08x}"
 
 
 def start_time(pid: int) -> int | None:

@@ -32,14 +32,14 @@ def chosen(cwd: str) -> set[str]:
 
 
 def obstacle(path: str, cwd: str) -> tuple[str, str, str] | None:
-    """`(reason, component, detail)` for the first component of the absolute, lexical `path`
+    """`(reason, component, detail)` for the first component of the lexical `path`
     (itself included) that is a symbolic link (`patch_symlink_path`, detail: where it
     points) or, short of the last, exists and is not a directory
     (`patch_parent_not_directory`); None when there is none. A component that does not exist
     ends the walk: what is below it will be created."""
     skip = chosen(cwd)
     parts = path.split(os.sep)
-    for i in range(2, len(parts) + 1):
+    for i in range(2 if parts[0] == "" else 1, len(parts) + 1):
         prefix = os.sep.join(parts[:i])
         if prefix in skip:
             continue

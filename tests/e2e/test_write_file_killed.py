@@ -103,3 +103,21 @@ def test_a_pid_reused_by_another_process_does_not_keep_a_temp_file(tmp_path):
     mine.write_text("")
     assert fsatomic.sweep_stale(str(tmp_path)) == [str(reused)]
     assert mine.exists()
+
+
+def test_a_temp_file_from_another_boot_or_namespace_waits_a_day(tmp_path):
+    """Its writer cannot be seen from here (a former boot, a container sharing the
+    directory): kept while it may still be written, removed once untouched for a day."""
+    import time
+
+    from raw_tui.tools import fsatomic
+
+    other = "0badcafe" if fsatomic.boot_id() != "0badcafe" else "0badcaff"
+    fresh = tmp_path / f".a.{fsatomic.MARK}{other}-1-1.abcdefgh.tmp"
+    old = tmp_path / f".b.{fsatomic.MARK}{other}-1-1.abcdefgh.tmp"
+    fresh.write_text("")
+    old.write_text("")
+    two_days_ago = time.time() - 2 * fsatomic.FOREIGN_BOOT_STALE_S
+    os.utime(old, (two_days_ago, two_days_ago))
+    assert fsatomic.sweep_stale(str(tmp_path)) == [str(old)]
+    assert fresh.exists()

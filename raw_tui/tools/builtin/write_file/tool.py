@@ -16,15 +16,16 @@ Arguments: exactly one of
   bytes with their line endings, a byte order mark included for line 1; nothing for an
   insertion).
 - `patch`: a string in the `*** Begin Patch` grammar (raw_tui.tools.patch). A patch edits
-  text: a file it updates or deletes must be UTF-8 without NUL bytes.
+  text: a file it updates or deletes must be UTF-8 without NUL bytes. A patch that cannot
+  be applied is code `patch_preflight_failed` (Raw's), its message led by Raw's reason.
 
 Paths are relative to `ctx.cwd` or absolute. Parent directories are created. A file that
 exists keeps its permission bits (a moved file takes its source's); a new one gets
 0666 & ~umask; a byte order mark and each line's ending stay as they were. No write passes
 through a symbolic link (raw_tui.tools.fslinks): a path with a link in it, the file itself
-or a directory on the way, is refused (`patch_symlink_path: ...`; code
-`patch_preflight_failed` in the patch form as in Raw, `tool_error` for operations), in the
-preview as in the handler, before anything is read.
+or a directory on the way (the working directory and its ancestors excepted), is refused
+(`patch_symlink_path: ...`; code `patch_preflight_failed` in the patch form as in Raw,
+`tool_error` for operations), in the preview as in the handler, before anything is read.
 
 The call is all-or-nothing as far as the filesystem allows: every new content is computed and
 every check made (hashes, old_text, hunks, files to update or delete exist) before anything
