@@ -45,6 +45,10 @@ HOOK_ABORTED = "aborted"
 
 # write_file
 PATCH_REPEATED_TARGET = "patch_repeated_target"
+# a patch that cannot be applied as it stands (Raw's code); the message starts with the reason,
+# Raw's words too: patch_context_not_found, patch_ambiguous_context, patch_symlink_path,
+# patch_binary_source, patch_invalid_utf8, patch_parent_not_directory
+PATCH_PREFLIGHT_FAILED = "patch_preflight_failed"
 
 # Saved history (raw_tui/session/store.py): the database cannot be opened or used
 HISTORY_ERROR = "history_error"

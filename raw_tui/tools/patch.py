@@ -1,4 +1,4 @@
-"""The patch grammar of `write_file` (the OpenAI Codex `apply_patch` format).
+"""The patch grammar of `write_file` (the OpenAI Codex `apply_patch` format, as Raw reads it).
 
     *** Begin Patch
     *** Add File: PATH            followed by the new file's lines, each prefixed with `+`
@@ -8,16 +8,26 @@
     @@ [a line to find first]     a hunk: ` ` context, `-` removed, `+` added lines;
                                   the first hunk may leave out its `@@` line
     *** End of File               optional, after a hunk: it must match at the end of the file
+    *** No newline at end of file optional, after an Add File's lines or an Update File's
+                                  last hunk: the file ends without a newline
     *** End Patch
 
 As in Codex, markers may carry surrounding spaces, blank lines between hunks are skipped, an
 empty line inside a hunk is an empty context line, and the whole patch may come wrapped in a
 `<<'EOF'` ... `EOF` heredoc. Hunks match the file exactly, then ignoring trailing, then
-surrounding whitespace. A hunk with no `-` or context lines inserts after its `@@` line when
-it has one, else at the end of the file.
+surrounding whitespace. A hunk must name one place: lines that occur twice where it may apply
+are `patch_ambiguous_context` (as in Raw), never the first of them. A `@@ LINE` narrows each
+place to the lines after one occurrence of LINE, up to the next. A hunk with no `-` or
+context lines inserts after its `@@` line when it has one, else at the end of the file.
+
+Applying keeps a leading byte order mark, each line's own ending (`\n` or `\r\n`; an added
+line takes the ending of the line where it goes) and whether the file ends with a newline
+(an empty file counts as ending with one); context lines keep the file's text.
 
 `parse_patch` raises `PatchSyntaxError` (code `invalid_arguments`) whose message names the
-1-based line of the patch text. `apply_hunks` raises `PatchApplyError` (code `tool_error`).
+1-based line of the patch text. `apply_hunks` raises `PatchApplyError` (code
+`patch_preflight_failed`, the message starting with Raw's reason: `patch_context_not_found`,
+`patch_ambiguous_context`).
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..errors import INVALID_ARGUMENTS, PATCH_REPEATED_TARGET, TOOL_ERROR, RawError
+from ..errors import INVALID_ARGUMENTS, PATCH_PREFLIGHT_FAILED, PATCH_REPEATED_TARGET, RawError
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
@@ -34,6 +44,8 @@ DELETE = "*** Delete File: "
 UPDATE = "*** Update File: "
 MOVE = "*** Move to: "
 END_OF_FILE = "*** End of File"
+NO_NEWLINE = "*** No newline at end of file"
+BOM = "\ufeff"
 HEREDOC_OPENERS = ("<<EOF", "<<'EOF'", '<<"EOF"')
 
 
@@ -44,8 +56,11 @@ class PatchSyntaxError(RawError):
 
 
 class PatchApplyError(RawError):
-    def __init__(self, message: str) -> None:
-        super().__init__(TOOL_ERROR, message)
+    """A patch that cannot be applied to the files as they are: `REASON: DETAIL`."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(PATCH_PREFLIGHT_FAILED, f"{reason}: {detail}")
+        self.reason = reason
 
 
 @dataclass
@@ -54,6 +69,7 @@ class Chunk:
     old_lines: list[str] = field(default_factory=list)
     new_lines: list[str] = field(default_factory=list)
     end_of_file: bool = False
+    ops: list[tuple[str, str]] = field(default_factory=list)  # (" " | "-" | "+", text) in order
 
 
 @dataclass
@@ -61,6 +77,7 @@ class AddFile:
     path: str
     content: str
     line: int
+    no_newline: bool = False
 
 
 @dataclass
@@ -75,6 +92,7 @@ class UpdateFile:
     move_to: str | None
     chunks: list[Chunk]
     line: int
+    no_newline: bool = False
 
 
 FileOp = AddFile | DeleteFile | UpdateFile
@@ -149,7 +167,12 @@ def parse_add(lines: list[str], i: int, end: int, path: str) -> tuple[AddFile, i
     while j < end and lines[j].startswith("+"):
         content.append(lines[j][1:] + "\n")
         j += 1
-    return AddFile(path, "".join(content), i + 1), j
+    no_newline = j < end and lines[j].strip() == NO_NEWLINE
+    if no_newline:
+        j += 1
+        if content:
+            content[-1] = content[-1][:-1]
+    return AddFile(path, "".join(content), i + 1, no_newline), j
 
 
 def parse_update(lines: list[str], i: int, end: int, path: str) -> tuple[UpdateFile, int]:
@@ -169,7 +192,8 @@ def parse_update(lines: list[str], i: int, end: int, path: str) -> tuple[UpdateF
         chunks.append(chunk)
     if not chunks:
         raise PatchSyntaxError(i + 1, f"'{UPDATE}{path}' has no hunk")
-    return UpdateFile(path, move_to, chunks, i + 1), j
+    no_newline = j < end and lines[j].strip() == NO_NEWLINE
+    return UpdateFile(path, move_to, chunks, i + 1, no_newline), j + no_newline
 
 
 def parse_chunk(lines: list[str], j: int, end: int, first: bool) -> tuple[Chunk, int]:
@@ -192,16 +216,16 @@ def parse_chunk(lines: list[str], j: int, end: int, first: bool) -> tuple[Chunk,
             j += 1
             break
         mark, rest = line[:1], line[1:]
-        if mark == "":
-            chunk.old_lines.append("")
-            chunk.new_lines.append("")
-        elif mark == " ":
+        if mark in ("", " "):
             chunk.old_lines.append(rest)
             chunk.new_lines.append(rest)
+            chunk.ops.append((" ", rest))
         elif mark == "-":
             chunk.old_lines.append(rest)
+            chunk.ops.append(("-", rest))
         elif mark == "+":
             chunk.new_lines.append(rest)
+            chunk.ops.append(("+", rest))
         elif taken == 0:
             raise PatchSyntaxError(
                 j + 1, f"'{clip(line)}' in a hunk: every line starts with ' ', '-' or '+'")
@@ -267,65 +291,118 @@ def lexical_abspath(path: str, cwd: str) -> str:
 
 # ---------------------------------------------------------------------------- applying
 
-def apply_hunks(text: str, chunks: list[Chunk], path: str) -> str:
-    """The text of a file after an Update File's hunks. Keeps the file's line endings
-    (`\\n` or `\\r\\n`) and whether it ends with a newline. Raises PatchApplyError."""
-    eol = "\r\n" if "\r\n" in text else "\n"
-    if eol == "\r\n":
-        text = text.replace("\r\n", "\n")
-    lines = text.split("\n")
-    ends_with_newline = text == "" or text.endswith("\n")
-    if ends_with_newline:
-        lines.pop()
-    for start, length, new in reversed(replacements(lines, chunks, path)):
-        lines[start:start + length] = new
-    out = "\n".join(lines)
-    if lines and ends_with_newline:
-        out += "\n"
-    return out.replace("\n", eol) if eol != "\n" else out
+Line = tuple[str, str]  # (text, ending: "\n", "\r\n" or "" for a last line without one)
 
 
-Replacement = tuple[int, int, list[str]]  # (first line index, lines removed, lines put there)
+def split_endings(text: str) -> list[Line]:
+    """The lines of `text` (split on `\n` only) with their own endings."""
+    out: list[Line] = []
+    for piece in split_lines(text):
+        if piece.endswith("\r\n"):
+            out.append((piece[:-2], "\r\n"))
+        elif piece.endswith("\n"):
+            out.append((piece[:-1], "\n"))
+        else:
+            out.append((piece, ""))
+    return out
+
+
+def apply_hunks(text: str, chunks: list[Chunk], path: str, no_newline: bool = False) -> str:
+    """The text of a file after an Update File's hunks (see the module's docstring for what
+    is kept). `no_newline`: the result ends without a newline. Raises PatchApplyError."""
+    bom = BOM if text.startswith(BOM) else ""
+    body = text[len(bom):]
+    source = split_endings(body)
+    fallback = next((ending for _, ending in source if ending), "\n")
+    texts = [line for line, _ in source]
+    out: list[Line] = []
+    pos = 0
+    for start, ops in replacements(texts, chunks, path):
+        out += source[pos:start]
+        pos = start
+        for kind, line in ops:
+            if kind == " ":
+                out.append(source[pos])
+                pos += 1
+            elif kind == "-":
+                pos += 1
+            else:
+                here = source[pos][1] if pos < len(source) else ""
+                before = source[pos - 1][1] if pos > 0 else ""
+                out.append((line, here or before or fallback))
+    out += source[pos:]
+    out = [(line, ending or fallback) for line, ending in out[:-1]] + out[-1:]
+    if out:
+        last, ending = out[-1]
+        keep = not no_newline and (body == "" or body.endswith("\n"))
+        out[-1] = (last, (ending or fallback) if keep else "")
+    return bom + "".join(line + ending for line, ending in out)
+
+
+Replacement = tuple[int, list[tuple[str, str]]]  # (first line index, the hunk's ops there)
 
 
 def replacements(lines: list[str], chunks: list[Chunk], path: str) -> list[Replacement]:
     found: list[Replacement] = []
     at = 0
     for n, chunk in enumerate(chunks, 1):
+        where = f"{path}: hunk {n}"
+        regions = [(at, len(lines))]
         if chunk.context is not None:
-            idx = seek(lines, [chunk.context], at, False)
-            if idx is None:
-                raise PatchApplyError(f"{path}: hunk {n}: cannot find the line "
-                                      f"'{clip(chunk.context)}'")
-            at = idx + 1
-        if not chunk.old_lines:
-            where = at if chunk.context is not None else len(lines)
-            found.append((where, 0, list(chunk.new_lines)))
+            anchors = seek(lines, [chunk.context], [(at, len(lines))], False)
+            if not anchors:
+                raise PatchApplyError("patch_context_not_found",
+                                      f"{where}: cannot find the line '{clip(chunk.context)}'")
+            bounds = anchors + [len(lines)]
+            regions = [(a + 1, b) for a, b in zip(bounds, bounds[1:])]
+        ops = list(chunk.ops)
+        old = [line for kind, line in ops if kind != "+"]
+        if not old:
+            if len(regions) > 1:
+                raise ambiguous(where, chunk.context or "")
+            found.append((regions[0][0] if chunk.context is not None else len(lines), ops))
             continue
-        old, new = chunk.old_lines, chunk.new_lines
-        idx = seek(lines, old, at, chunk.end_of_file)
-        if idx is None and old[-1] == "":
+        places = seek(lines, old, regions, chunk.end_of_file)
+        if not places and old[-1] == "":  # a trailing empty context line the file lacks
+            last = max(i for i, (kind, _) in enumerate(ops) if kind != "+")
+            ops = ops[:last] + ops[last + 1:]
             old = old[:-1]
-            new = new[:-1] if new and new[-1] == "" else new
-            idx = seek(lines, old, at, chunk.end_of_file) if old else None
-        if idx is None:
-            raise PatchApplyError(f"{path}: hunk {n}: cannot find its lines "
+            places = seek(lines, old, regions, chunk.end_of_file) if old else []
+        if not places:
+            raise PatchApplyError("patch_context_not_found", f"{where}: cannot find its lines "
                                   f"(first: '{clip(chunk.old_lines[0])}')")
-        found.append((idx, len(old), list(new)))
-        at = idx + len(old)
+        if len(places) > 1:
+            raise ambiguous(where, old[0])
+        found.append((places[0], ops))
+        at = places[0] + len(old)
     return found
 
 
-def seek(lines: list[str], pattern: list[str], start: int, at_end: bool) -> int | None:
-    """Where `pattern` first occurs in `lines` at or after `start` (at the very end when
-    `at_end`): exactly, else ignoring trailing whitespace, else surrounding whitespace."""
-    if len(pattern) > len(lines):
-        return None
-    if at_end:
-        start = len(lines) - len(pattern)
+def ambiguous(where: str, first: str) -> PatchApplyError:
+    return PatchApplyError("patch_ambiguous_context",
+                           f"{where}: its lines occur more than once (first: '{clip(first)}'); "
+                           "add context lines that occur once")
+
+
+def seek(lines: list[str], pattern: list[str], regions: list[tuple[int, int]],
+         at_end: bool) -> list[int]:
+    """Where `pattern` starts within one of `regions` (`[start, stop)` ranges of first lines;
+    only at the very end of the file when `at_end`): exactly, else ignoring trailing
+    whitespace, else surrounding whitespace, the first of these that finds it at all; at
+    most two places (two is enough to say it is ambiguous)."""
+    size, n = len(pattern), len(lines)
     for norm in (lambda s: s, str.rstrip, str.strip):
         want = [norm(p) for p in pattern]
-        for i in range(start, len(lines) - len(pattern) + 1):
-            if all(norm(lines[i + k]) == want[k] for k in range(len(pattern))):
-                return i
-    return None
+        places: list[int] = []
+        for start, stop in regions:
+            firsts = range(start, min(stop, n - size + 1))
+            if at_end:
+                firsts = range(n - size, n - size + 1) if n - size in firsts else range(0)
+            for i in firsts:
+                if all(norm(lines[i + k]) == want[k] for k in range(size)):
+                    places.append(i)
+                    if len(places) > 1:
+                        return places
+        if places:
+            return places
+    return []

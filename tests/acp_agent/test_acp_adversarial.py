@@ -81,16 +81,18 @@ async def test_an_answer_to_a_cancelled_request_never_approves_a_later_call(tmp_
 
 async def test_the_permission_request_shows_what_the_modal_shows(tmp_path):
     """A file too large to carry its texts, a non-UTF-8 file and a path through a symbolic
-    link: the client must see the clipped diff, the note and the link, not an empty request."""
+    link: the client must see the clipped diff, the note and the link, not an empty request.
+    (write_file refuses the link: its own call, previewed as that refusal.)"""
     import os
 
     client = RecordingClient(permission=lambda call: "deny")
     edit = {"name": "write_file", "id": "c_edit", "arguments": {"operations": [
         {"mode": "replace_text", "path": "big.txt", "old_text": "line 7\n",
          "new_text": "seven\n"},
-        {"mode": "append", "path": "bin.dat", "content": "x"},
+        {"mode": "append", "path": "bin.dat", "content": "x"}]}}
+    via = {"name": "write_file", "id": "c_via", "arguments": {"operations": [
         {"mode": "append", "path": "via/f.txt", "content": "x\n"}]}}
-    async with rig(tmp_path, [{"tool_calls": [edit]}, {"text": "ok"}], client=client,
+    async with rig(tmp_path, [{"tool_calls": [edit, via]}, {"text": "ok"}], client=client,
                    **ASK_WRITE) as r:
         (r.work / "big.txt").write_text("".join(f"line {i}\n" for i in range(30000)))
         (r.work / "bin.dat").write_bytes(b"\xff\xfe\x00")
@@ -99,14 +101,15 @@ async def test_the_permission_request_shows_what_the_modal_shows(tmp_path):
         os.symlink("real", r.work / "via")
         sid = await r.start()
         await r.prompt(sid, "edit")
-    [request] = client.permissions
-    blocks = [c.model_dump(by_alias=True) for c in request["tool_call"].content or []]
-    texts = "\n".join(b["content"]["text"] for b in blocks if b["type"] == "content")
-    assert "-line 7\n+seven" in texts
-    assert "no preview: " in texts and "bin.dat" in texts
-    assert str(r.work / "via") in texts and "symbolic link" in texts
-    diffs = [(b["path"], b["newText"]) for b in blocks if b["type"] == "diff"]
-    assert diffs == [(str(r.work / "via" / "f.txt"), "a\nx\n")]
+    texts = []
+    for request in client.permissions:
+        blocks = [c.model_dump(by_alias=True) for c in request["tool_call"].content or []]
+        texts.append("\n".join(b["content"]["text"] for b in blocks if b["type"] == "content"))
+    assert len(texts) == 2
+    assert "-line 7\n+seven" in texts[0]
+    assert "no preview: " in texts[0] and "bin.dat" in texts[0]
+    assert str(r.work / "via") in texts[1] and "symbolic link" in texts[1]
+    assert "no preview: patch_symlink_path: " in texts[1]
 
 
 async def test_extension_requests_before_initialize_are_invalid_request(tmp_path):

@@ -240,8 +240,9 @@ async def test_a_path_that_vanishes_is_previewed_as_it_is_then(tmp_path):
     assert asked(events).preview.files[0].after == "new\n"
     _, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", write(
         tmp_path, {"mode": "append", "path": "plain/under", "content": "x"}), approver=False)
-    assert one_note(events) == (f"no preview: cannot read {tmp_path / 'plain/under'}: "
-                                "Not a directory")
+    assert one_note(events) == ("no preview: patch_parent_not_directory: cannot write "
+                                f"{tmp_path / 'plain/under'}: {tmp_path / 'plain'} is not a "
+                                "directory")
 
 
 def test_read_regular_refuses_a_file_swapped_for_a_fifo_after_stat(tmp_path, monkeypatch):
@@ -323,9 +324,10 @@ async def test_the_event_round_trips_through_msgspec_and_the_history(tmp_path):
     data = ev.encode(event)
     assert ev.decode(data) == event
     raw = msgspec.json.decode(data)
-    assert raw["preview"]["files"][0] == {
-        "path": str(tmp_path / "link/a.txt"), "operation": "write", "before": "old\n",
-        "after": "new\n", "diff": file.diff, "symlinks": [str(tmp_path / "link")]}
+    assert raw["preview"]["files"][0] == {  # write_file refuses the link: a note
+        "path": str(tmp_path / "link/a.txt"), "operation": "write", "note": file.note,
+        "symlinks": [str(tmp_path / "link")]}
+    assert file.note.startswith("no preview: patch_symlink_path: ")
     with pytest.raises(msgspec.ValidationError):  # strict: a client cannot send nonsense
         ev.decode(data.replace(b'"operation":"write"', b'"operation":5'))
 

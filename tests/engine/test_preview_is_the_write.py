@@ -46,9 +46,10 @@ async def test_an_unchanged_file_is_written_as_approved(tmp_path):
 
 
 async def test_two_names_of_one_file_in_one_call_are_refused(tmp_path):
-    """link.txt -> real.txt: the preview showed two files changing; only one would stay."""
+    """link.txt, a hard link of real.txt: the preview showed two files changing; only one
+    would stay. (A symbolic link is refused before: patch_symlink_path.)"""
     (tmp_path / "real.txt").write_text("base\n")
-    os.symlink("real.txt", tmp_path / "link.txt")
+    os.link(tmp_path / "real.txt", tmp_path / "link.txt")
     args = {"operations": [{"mode": "append", "path": "link.txt", "content": "one\n"},
                            {"mode": "append", "path": "real.txt", "content": "two\n"}]}
     report, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", args)
@@ -65,7 +66,7 @@ async def test_a_move_onto_a_link_to_itself_loses_nothing(tmp_path):
              "+kept\n*** End Patch")
     report, _ = await dispatch(agent_with(tmp_path), tmp_path, "write_file", {"patch": patch})
     assert (tmp_path / "a.txt").read_text() == "keep\n"
-    assert report.result.isError and "same file" in report.message
+    assert report.result.isError and "patch_symlink_path" in report.message
 
 
 async def test_a_large_unchanged_file_is_written_as_approved(tmp_path):
@@ -124,7 +125,7 @@ async def test_a_file_swapped_for_a_link_while_asking_is_not_written(tmp_path):
                                     approver=SwapsForLinkThenAllows(tmp_path))
     assert asked(events).preview.files[0].symlinks == []
     assert (tmp_path / "elsewhere.txt").read_text() == "same\n"
-    assert report.result.isError and "changed since its preview was approved" in report.message
+    assert report.result.isError and "patch_symlink_path" in report.message
 
 
 async def test_an_edit_previewed_as_failing_does_not_succeed_later(tmp_path):

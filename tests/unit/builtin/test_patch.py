@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui.errors import INVALID_ARGUMENTS, PATCH_REPEATED_TARGET, TOOL_ERROR, RawError
+from raw_tui.errors import (INVALID_ARGUMENTS, PATCH_PREFLIGHT_FAILED, PATCH_REPEATED_TARGET,
+                            RawError)
 from raw_tui.tools.patch import (AddFile, DeleteFile, PatchApplyError, PatchSyntaxError,
                                  UpdateFile, apply_hunks, check_repeated, lexical_abspath,
                                  parse_patch, targets)
@@ -116,6 +117,7 @@ def test_pure_additions_go_after_their_context_line_or_at_the_end():
 def test_a_hunk_that_does_not_match_is_an_error():
     with pytest.raises(PatchApplyError) as info:
         apply_hunks("a\n", chunks_of("-zzz", "+y"), "/w/f")
-    assert info.value.code == TOOL_ERROR and "/w/f: hunk 1" in str(info.value)
+    assert info.value.code == PATCH_PREFLIGHT_FAILED and "/w/f: hunk 1" in str(info.value)
+    assert str(info.value).startswith("patch_context_not_found: ")
     with pytest.raises(PatchApplyError):
         apply_hunks("a\n", chunks_of("@@ missing", "-a", "+b"), "f")

@@ -9,7 +9,7 @@ import stat
 import pytest
 from builtin_tools import call, listing, write_file  # noqa: F401 (fixtures)
 
-from raw_tui.errors import TOOL_ERROR, RawError
+from raw_tui.errors import PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError
 from raw_tui.tools import fsatomic
 
 
@@ -111,7 +111,7 @@ def test_patch_failure_changes_nothing(write_file, tmp_path):
             "*** Update File: a.txt", "@@", "-a", "+A",
             "*** Delete File: b.txt",
             "*** Update File: missing.txt", "@@", "-x", "+y")}, tmp_path)
-    assert info.value.code == TOOL_ERROR and "no such file" in str(info.value)
+    assert info.value.code == PATCH_PREFLIGHT_FAILED and "no such file" in str(info.value)
     assert listing(tmp_path) == before
     assert (tmp_path / "a.txt").read_text() == "a\n"
     with pytest.raises(RawError, match="cannot find"):
@@ -195,14 +195,16 @@ def test_modes_kept_for_existing_files_and_umask_for_new(write_file, tmp_path):
     assert stat.S_IMODE((tmp_path / "fresh.txt").stat().st_mode) == 0o666 & ~umask
 
 
-def test_writing_through_a_symlink_keeps_the_link(write_file, tmp_path):
+def test_writing_to_a_symlink_is_refused(write_file, tmp_path):
+    """The file a link points to is not the path the policy saw (effects are lexical)."""
     real = tmp_path / "real.txt"
     real.write_text("r\n")
     (tmp_path / "link.txt").symlink_to(real)
-    call(write_file, {"operations": [
-        {"mode": "append", "path": "link.txt", "content": "more\n"}]}, tmp_path)
+    with pytest.raises(RawError, match="^patch_symlink_path: .*link.txt is a symbolic link"):
+        call(write_file, {"operations": [
+            {"mode": "append", "path": "link.txt", "content": "more\n"}]}, tmp_path)
     assert (tmp_path / "link.txt").is_symlink()
-    assert real.read_text() == "r\nmore\n"
+    assert real.read_text() == "r\n"
 
 
 def test_directories_and_non_utf8_files_are_errors(write_file, tmp_path):

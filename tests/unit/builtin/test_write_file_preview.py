@@ -1,7 +1,7 @@
 """write_file's preview is the change its handler makes: for random files (every Unicode line
 break, CRLF, no final newline, binary bytes) and random operations and patches, the preview's
 `after` is the file on disk after the handler ran, and the preview reports an error exactly
-when the handler fails."""
+when the handler fails; nothing is ever written through a symbolically linked directory."""
 
 from __future__ import annotations
 
@@ -29,10 +29,11 @@ PIECES = BREAKS + ["a", "b", "rm -rf x", " ", "\t", "é", ""]
 texts = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
 contents = st.one_of(
     texts.map(lambda t: t.encode()),
+    texts.map(lambda t: ("\ufeff" + t).encode()),  # a byte order mark
     st.binary(max_size=24),
     st.builds(lambda t, b: t.encode() + b, texts, st.sampled_from([b"\xff", b"\x00\xfe", b"\x80"])),
 )
-NAMES = ["f.txt", "g.txt"]
+NAMES = ["f.txt", "g.txt", "lnk/h.txt"]  # lnk -> a directory outside the working directory
 
 
 @st.composite
@@ -55,7 +56,13 @@ def operation(draw, files: dict[str, bytes | None]):
         op.update(start_line=start, end_line=end, content=draw(texts))
     if draw(st.booleans()) and draw(st.booleans()):
         right = hashlib.sha256(current).hexdigest()
-        op["expected_sha256"] = draw(st.sampled_from([right, "0" * 64]))
+        choices = [right, "0" * 64]
+        if mode == "replace_lines":  # Raw's guard: the replaced lines' bytes
+            pieces = current.split(b"\n")
+            lines = [p + b"\n" for p in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])
+            span = b"".join(lines[op["start_line"] - 1:op["end_line"]])
+            choices.append(hashlib.sha256(span).hexdigest())
+        op["expected_sha256"] = draw(st.sampled_from(choices))
     return op
 
 
@@ -76,8 +83,9 @@ def patch(draw, files: dict[str, bytes | None]):
     if not hunk:
         hunk = ["+added"]
     move = "*** Move to: moved.txt\n" if kind == "move" else ""
+    tail = "\n*** No newline at end of file" if draw(st.booleans()) else ""
     return (f"*** Begin Patch\n*** Update File: {path}\n{move}@@\n" + "\n".join(hunk)
-            + "\n*** End Patch")
+            + tail + "\n*** End Patch")
 
 
 @st.composite
@@ -104,7 +112,11 @@ def test_the_preview_is_what_the_handler_writes(case):
     files, args = case
     if validation_error(WRITE_FILE, args) is not None:
         return  # never reaches the preview
-    with tempfile.TemporaryDirectory() as cwd:
+    with tempfile.TemporaryDirectory() as top:
+        cwd, outside = os.path.join(top, "cwd"), os.path.join(top, "outside")
+        os.mkdir(cwd)
+        os.mkdir(outside)
+        os.symlink(outside, os.path.join(cwd, "lnk"))
         for name, data in files.items():
             if data is not None:
                 with open(os.path.join(cwd, name), "wb") as f:
@@ -122,8 +134,13 @@ def test_the_preview_is_what_the_handler_writes(case):
         except RawError as err:
             failure = err.message
         previews = {f.path: f for f in shown.files}
+        # nothing ever lands through the link (write_file refuses it, preview and handler)
+        assert read(os.path.join(outside, "h.txt")) == files["lnk/h.txt"]
+        assert len(os.listdir(outside)) == (files["lnk/h.txt"] is not None)
         if failure is not None:
-            assert {f.note for f in shown.files} == {f"no preview: {failure}"}
+            note = approval_preview.one_line(f"no preview: {failure}")  # as notes are shown
+            assert {f.note for f in shown.files} == {
+                approval_preview.clip(note, approval_preview.MAX_NOTE_CHARS)}
             for name, data in files.items():  # all or nothing
                 assert read(os.path.join(cwd, name)) == data
             return

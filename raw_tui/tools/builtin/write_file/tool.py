@@ -11,12 +11,21 @@ Arguments: exactly one of
         inclusive, counted as read_file numbers them) become `content`; `end_line =
         start_line - 1` inserts before `start_line`; empty `content` deletes the lines.
   `expected_sha256` (hex) must equal the SHA-256 of the file as that operation finds it
-  (after earlier operations of the same call); a missing file never matches.
-- `patch`: a string in the `*** Begin Patch` grammar (raw_tui.tools.patch).
+  (after earlier operations of the same call); a missing file never matches. For
+  `replace_lines` it may also be, as in Raw, the SHA-256 of the lines it replaces (their
+  bytes with their line endings, a byte order mark included for line 1; nothing for an
+  insertion).
+- `patch`: a string in the `*** Begin Patch` grammar (raw_tui.tools.patch). A patch edits
+  text: a file it updates or deletes must be UTF-8 without NUL bytes. A patch that cannot
+  be applied is code `patch_preflight_failed` (Raw's), its message led by Raw's reason.
 
 Paths are relative to `ctx.cwd` or absolute. Parent directories are created. A file that
-exists keeps its permission bits; a new one gets 0666 & ~umask. Writing to a symbolic link
-writes the file it points to; deleting one deletes the link.
+exists keeps its permission bits (a moved file takes its source's); a new one gets
+0666 & ~umask; a byte order mark and each line's ending stay as they were. No write passes
+through a symbolic link (raw_tui.tools.fslinks): a path with a link in it, the file itself
+or a directory on the way (the working directory and its ancestors excepted), is refused
+(`patch_symlink_path: ...`; code `patch_preflight_failed` in the patch form as in Raw,
+`tool_error` for operations), in the preview as in the handler, before anything is read.
 
 The call is all-or-nothing as far as the filesystem allows: every new content is computed and
 every check made (hashes, old_text, hunks, files to update or delete exist) before anything
@@ -48,10 +57,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from raw_tui.errors import CANCELLED, EFFECTS_ERROR, TOOL_ERROR, RawError
-from raw_tui.tools import approval_preview, fsatomic, fsread
-from raw_tui.tools.patch import (AddFile, DeleteFile, PatchSyntaxError, apply_hunks,
-                                 check_repeated, lexical_abspath, parse_patch, split_lines,
+from raw_tui.errors import CANCELLED, EFFECTS_ERROR, PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError
+from raw_tui.tools import approval_preview, fsatomic, fslinks, fsread
+from raw_tui.tools.patch import (BOM, AddFile, DeleteFile, PatchSyntaxError, apply_hunks,
+                                 check_repeated, lexical_abspath, parse_patch, split_endings,
                                  targets)
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # the largest file whose content the handler reads
@@ -196,15 +205,20 @@ class Plan:
     Every target is checked to be a regular file (or nothing) before it is planned."""
 
     read_file: Reader
+    cwd: str = "/"
+    code: str = TOOL_ERROR  # of a refusal: PATCH_PREFLIGHT_FAILED for the patch form
     state: dict[str, bytes | None] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     originals: dict[str, bytes | None] = field(default_factory=dict)
     names: dict[tuple[Any, ...], str] = field(default_factory=dict)  # file_key -> first path
+    modes: dict[str, int] = field(default_factory=dict)  # path -> the mode it is written with
+    checked: set[str] = field(default_factory=set)
 
     def read(self, path: str) -> bytes | None:
         if path in self.state:
             return self.state[path]
         if path not in self.originals:
+            self.check_path(path)
             self.originals[path] = self.read_file(path)
         return self.originals[path]
 
@@ -213,6 +227,7 @@ class Plan:
             return self.state[path] is not None
         if path in self.originals:
             return self.originals[path] is not None
+        self.check_path(path)
         return fsread.regular_or_missing(path)
 
     def set(self, path: str, data: bytes | None) -> None:
@@ -222,6 +237,12 @@ class Plan:
             self.order.append(path)
         self.state[path] = data
 
+    def check_path(self, path: str) -> None:
+        """No symbolic link and no non-directory on the way to `path` (once per path)."""
+        if path not in self.checked:
+            refuse_obstacles(path, self.cwd, self.code)
+            self.checked.add(path)
+
     def check_one_name(self, path: str) -> None:
         """Two names of one file (a symbolic link and its target, hard links) in one call would
         be planned as two files and committed as one: the preview would not be the write."""
@@ -229,6 +250,17 @@ class Plan:
         other = self.names.setdefault(key, path)
         if other != path:
             raise RawError(TOOL_ERROR, f"{other} and {path} are the same file; name it once")
+
+
+def refuse_obstacles(path: str, cwd: str, code: str) -> None:
+    found = fslinks.obstacle(path, cwd)
+    if found is None:
+        return
+    reason, where, detail = found
+    if reason == fslinks.SYMLINK:
+        raise RawError(code, f"{reason}: {where} is a symbolic link (to {detail}); write_file "
+                             "does not write through links: name the path it points to")
+    raise RawError(code, f"{reason}: cannot write {path}: {where} is {detail}")
 
 
 def file_key(path: str) -> tuple[Any, ...]:
@@ -244,7 +276,7 @@ def file_key(path: str) -> tuple[Any, ...]:
 def plan_call(args: Any, cwd: str, read_file: Reader) -> Plan:
     """Every file's new content, computed and checked without writing anything: what the
     handler writes and what the preview shows (the same function for both)."""
-    plan = Plan(read_file)
+    plan = Plan(read_file, cwd, PATCH_PREFLIGHT_FAILED if "patch" in args else TOOL_ERROR)
     if "patch" in args:
         plan_patch(plan, args["patch"], cwd)
     else:
@@ -328,10 +360,13 @@ def plan_operation(plan: Plan, op: Any, cwd: str) -> None:
     path = lexical_abspath(op["path"], cwd)
     mode = op["mode"]
     if mode == "overwrite" and op.get("expected_sha256") is None:
+        plan.check_path(path)
         plan.set(path, op["content"].encode())  # the old content is not needed
         return
     current = plan.read(path)
-    check_hash(path, current, op.get("expected_sha256"))
+    expected = op.get("expected_sha256")
+    if mode != "replace_lines":
+        check_hash(path, current, expected)
     if mode == "overwrite":
         plan.set(path, op["content"].encode())
     elif mode == "append":
@@ -341,18 +376,30 @@ def plan_operation(plan: Plan, op: Any, cwd: str) -> None:
         plan.set(path, replace_text(text, op["old_text"], op["new_text"], path).encode())
     else:
         text = existing_text(path, current)
-        new = replace_lines(text, op["start_line"], op["end_line"], op["content"], path)
+        start, end = op["start_line"], op["end_line"]
+        new, span = replace_lines(text, start, end, op["content"], path)
+        check_hash(path, current, expected, span=(start, end, span.encode()))
         plan.set(path, new.encode())
 
 
-def check_hash(path: str, current: bytes | None, expected: str | None) -> None:
+def check_hash(path: str, current: bytes | None, expected: str | None,
+               span: tuple[int, int, bytes] | None = None) -> None:
+    """`expected` is the file's SHA-256, or (`span`: replace_lines) that of the lines it
+    replaces, as Raw's is."""
     if expected is None:
         return
     if current is None:
         raise RawError(TOOL_ERROR, f"expected_sha256 does not match: {path} does not exist")
     actual = hashlib.sha256(current).hexdigest()
-    if actual != expected.lower():
+    if actual == expected.lower():
+        return
+    if span is None:
         raise RawError(TOOL_ERROR, f"expected_sha256 does not match {path} (it is {actual})")
+    start, end, data = span
+    lines = hashlib.sha256(data).hexdigest()
+    if lines != expected.lower():
+        raise RawError(TOOL_ERROR, f"expected_sha256 does not match lines {start}-{end} of "
+                                   f"{path} (they hash to {lines}; the whole file to {actual})")
 
 
 def existing_text(path: str, current: bytes | None) -> str:
@@ -374,18 +421,44 @@ def replace_text(text: str, old: str, new: str, path: str) -> str:
     return text.replace(old, new, 1)
 
 
-def replace_lines(text: str, start: int, end: int, content: str, path: str) -> str:
-    lines = split_lines(text)
+def replace_lines(text: str, start: int, end: int, content: str, path: str) -> tuple[str, str]:
+    """The text with lines start..end replaced by `content`, and the text of those lines
+    (what Raw's `expected_sha256` hashes). A byte order mark stays; `content` without a final
+    newline gets the replaced (else the preceding) line's ending, unless it becomes the
+    file's last line where the file had no final newline."""
+    bom = BOM if text.startswith(BOM) else ""
+    lines = [line + ending for line, ending in split_endings(text[len(bom):])]
     n = len(lines)
     if start > n + 1 or end > n:
         raise RawError(TOOL_ERROR, f"lines {start}-{end} are out of range: {path} has {n} lines")
-    eol = "\r\n" if "\r\n" in text else "\n"
+    span = (bom if start == 1 else "") + "".join(lines[start - 1:end])
+    ending = "\n"
+    for line in ([lines[end - 1]] if end >= start else []) + lines[:start - 1][::-1] + lines:
+        if line.endswith("\n"):
+            ending = "\r\n" if line.endswith("\r\n") else "\n"
+            break
     no_final_newline = bool(lines) and not lines[-1].endswith("\n")
     if start == n + 1 and no_final_newline:
-        lines[-1] += eol  # inserting after a last line that had no newline
+        lines[-1] += ending  # inserting after a last line that had no newline
     if content and not content.endswith("\n") and not (end == n and no_final_newline):
-        content += eol  # the file still ends without a newline when it did
-    return "".join(lines[: start - 1]) + content + "".join(lines[end:])
+        content += ending  # the file still ends without a newline when it did
+    return bom + "".join(lines[: start - 1]) + content + "".join(lines[end:]), span
+
+
+def patch_source(plan: Plan, path: str, verb: str) -> str:
+    """The text of a file a patch updates or deletes: it must exist and be UTF-8 text
+    without NUL bytes (Raw: `patch_binary_source`, `patch_invalid_utf8`)."""
+    current = plan.read(path)
+    if current is None:
+        raise RawError(PATCH_PREFLIGHT_FAILED, f"cannot {verb} {path}: no such file")
+    if b"\0" in current:
+        raise RawError(PATCH_PREFLIGHT_FAILED, f"patch_binary_source: cannot {verb} {path}: it "
+                                               "holds NUL bytes; a patch edits text files")
+    try:
+        return current.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RawError(PATCH_PREFLIGHT_FAILED, f"patch_invalid_utf8: cannot {verb} {path}: it "
+                                               "is not UTF-8 text") from None
 
 
 def plan_patch(plan: Plan, text: str, cwd: str) -> None:
@@ -394,34 +467,43 @@ def plan_patch(plan: Plan, text: str, cwd: str) -> None:
     for op in ops:
         path = lexical_abspath(op.path, cwd)
         if isinstance(op, AddFile):
+            plan.check_path(path)
             plan.set(path, op.content.encode())
             continue
         if isinstance(op, DeleteFile):
-            if not plan.exists(path):
-                raise RawError(TOOL_ERROR, f"cannot delete {path}: no such file")
+            patch_source(plan, path, "delete")
             plan.set(path, None)
             continue
-        current = plan.read(path)
-        if current is None:
-            raise RawError(TOOL_ERROR, f"cannot update {path}: no such file")
-        new = apply_hunks(existing_text(path, current), op.chunks, path).encode()
+        source = patch_source(plan, path, "update")
+        new = apply_hunks(source, op.chunks, path, op.no_newline).encode()
         if op.move_to is None:
             plan.set(path, new)
         else:
+            destination = lexical_abspath(op.move_to, cwd)
+            plan.check_path(destination)
             plan.set(path, None)
-            plan.set(lexical_abspath(op.move_to, cwd), new)
+            plan.set(destination, new)
+            try:
+                plan.modes[destination] = os.stat(path).st_mode & 0o7777
+            except OSError as err:
+                raise RawError(TOOL_ERROR, f"cannot move {path}: {err.strerror or err}") from None
 
 
 def commit(plan: Plan) -> None:
-    """Stage every write (nothing changes if one fails), rename them into place, then delete."""
+    """Stage every write (nothing changes if one fails), rename them into place, then delete.
+    Just before staging and again before the renames, every path is checked once more for a
+    symbolic link on its way (one may have appeared since the plan)."""
     staged: list[fsatomic.StagedWrite] = []
     try:
         for path in plan.order:
             data = plan.state[path]
             if data is not None:
-                target = os.path.realpath(path) if os.path.islink(path) else path
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                staged.append(fsatomic.stage_write(target, data))
+                refuse_obstacles(path, plan.cwd, plan.code)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                refuse_obstacles(path, plan.cwd, plan.code)
+                staged.append(fsatomic.stage_write(path, data, plan.modes.get(path)))
+        for path in plan.order:
+            refuse_obstacles(path, plan.cwd, plan.code)
     except BaseException:
         fsatomic.discard_all(staged)
         raise
