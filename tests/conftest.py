@@ -47,6 +47,22 @@ def _start_reaper(mark: str) -> None:
                    env=env, cwd=Path(__file__).resolve().parent.parent, check=True, timeout=60)
 
 
+# Markers by folder, for a fast inner loop (`pytest -m "not e2e and not bench"`); the
+# README's test command still runs everything. `slow` marks the tests that take tens of
+# seconds each (soaks, fuzzing), wherever they live.
+FOLDER_MARKS = {"tests/e2e/": "e2e", "tests/bench/": "bench"}
+SLOW_FILES = ("tests/e2e/test_soaks.py", "tests/fuzz/")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for folder, mark in FOLDER_MARKS.items():
+            if item.nodeid.startswith(folder):
+                item.add_marker(mark)
+        if item.nodeid.startswith(SLOW_FILES):
+            item.add_marker("slow")
+
+
 def pytest_report_header(config):
     return f"UI transport: {os.environ.get(TRANSPORT_ENV) or 'in-process'}"
 
