@@ -117,6 +117,7 @@ class UiSettings(msgspec.Struct, frozen=True, omit_defaults=True):
     cursor_blink: bool = False
     animations: bool = False
     max_chat_items: int = 100  # chat rows kept on screen; older ones stay readable (Ctrl+O)
+    max_fps: float = 60  # frames a second the terminal is written at most
 
 
 class SavedSession(msgspec.Struct, frozen=True):

@@ -83,6 +83,7 @@ class UiConfig(_Strict):
     cursor_blink: bool = False
     animations: bool = False
     max_chat_items: int = 100  # chat rows kept on screen; older ones stay readable (Ctrl+O)
+    max_fps: Annotated[float, msgspec.Meta(gt=0, le=240)] = 60  # frames a second at most (docs/ui.md)
     detach: bool = True  # run the session in a host that survives the terminal (§12)
     detached_idle_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 86400  # a host with no client and no turn ends then
 

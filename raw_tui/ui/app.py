@@ -60,6 +60,7 @@ class RawApp(App):
                 priority=True),
         Binding("f1", "toggle_help", "Keys", id="raw.help"),
         Binding("ctrl+backslash", "detach", "Detach", id="raw.detach", show=False),
+        Binding("ctrl+l", "redraw", "Redraw", id="raw.redraw", show=False, priority=True),
     ]
 
     def __init__(self, client: SessionClient, *, prefs_path: Path | None = None) -> None:
@@ -100,6 +101,13 @@ class RawApp(App):
 
             return HangupSafeDriver
         return driver
+
+    def _display(self, screen: Screen, renderable: Any) -> None:
+        """Frames go through the driver's TerminalOutput where it has one (a terminal)."""
+        from .textual_private import display_frames
+
+        if not display_frames(self, renderable):
+            super()._display(screen, renderable)
 
     def get_default_screen(self) -> Screen:
         info = self.client.info
@@ -211,6 +219,9 @@ class RawApp(App):
             self.set_keymap(dict(options.keymap))
         self.main.adopt(cursor_blink=options.cursor_blink, max_chat_items=options.max_chat_items)
         self.animation_level = "full" if options.animations else "none"
+        from .textual_private import set_max_fps
+
+        set_max_fps(self, options.max_fps)
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         self.bridge.close()  # events still coming are not drawn
@@ -276,6 +287,12 @@ class RawApp(App):
             if binding.binding.action == action:
                 return self.get_key_display(binding.binding)
         return default
+
+    def action_redraw(self) -> None:
+        """Write the whole screen again (after something else wrote over it)."""
+        from .textual_private import redraw
+
+        redraw(self)
 
     def action_detach(self) -> None:
         """Leave the session running in its host (`raw-tui attach` comes back to it)."""

@@ -12,7 +12,7 @@ NAVIGATION = ("up", "down", "activate", "copy")
 
 BINDING_IDS: tuple[str, ...] = (
     "raw.quit", "raw.command_palette", "raw.cancel", "raw.toggle_sidebar", "raw.help",
-    "raw.transcript", "raw.detach", "raw.next_place", "raw.previous_place",
+    "raw.transcript", "raw.detach", "raw.redraw", "raw.next_place", "raw.previous_place",
     "raw.submit_form", "raw.retry",
     "raw.search", "chat.edit", "chat.search", "chat.next_match", "chat.previous_match",
     "search.next", "search.previous", "search.close",

@@ -1,4 +1,6 @@
-"""Textual's Linux driver, safe on a terminal that hung up (an SSH drop, a closed window).
+"""Textual's Linux driver, safe on a terminal that hung up (an SSH drop, a closed window), and
+writing frames through a `TerminalOutput` (raw_tui/ui/terminal_output.py): only what changed,
+never queued behind a slow link.
 
 On a hang-up the kernel sends SIGHUP and SIGCONT. Textual's SIGCONT handler resumes
 "application mode" (it takes SIGCONT for the end of a Ctrl+Z suspension): on the dead
@@ -12,10 +14,46 @@ from __future__ import annotations
 
 import os
 
+from textual import events
 from textual.drivers.linux_driver import LinuxDriver
+
+from .terminal_output import DEFAULT_FPS, TerminalOutput
+
+FPS_ENV = "RAW_TUI_FPS"  # frames a second at most (also `ui.max_fps`)
+FRAMES_ENV = "RAW_TUI_FRAMES"  # `textual`: Textual's own output path, for comparison
+
+
+def env_fps() -> float | None:
+    try:
+        value = float(os.environ.get(FPS_ENV, ""))
+    except ValueError:
+        return None
+    return value if value > 0 else None
 
 
 class HangupSafeDriver(LinuxDriver):
+    output: TerminalOutput | None = None
+
+    def start_application_mode(self) -> None:
+        super().start_application_mode()  # also on a resume after Ctrl+Z: all drawn again
+        if os.environ.get(FRAMES_ENV) == "textual":
+            self.output = None
+        else:
+            self.output = TerminalOutput(self.write, max_fps=env_fps() or DEFAULT_FPS)
+
+    def process_message(self, message) -> None:
+        """A cursor position report answers the question asked after a frame: the terminal
+        has taken that frame in."""
+        output = self.output
+        if output is not None and isinstance(message, events.CursorPosition):
+            self._loop.call_soon_threadsafe(output.answered)
+            return
+        super().process_message(message)
+
+    def set_max_fps(self, fps: float) -> None:
+        """`ui.max_fps` (RAW_TUI_FPS wins when set)."""
+        if self.output is not None and env_fps() is None and fps > 0:
+            self.output.interval = 1.0 / fps
     def _sigcont_application(self, *args) -> None:
         if os.isatty(self.fileno):  # a hung-up terminal answers EIO: not a tty any more
             super()._sigcont_application(*args)

@@ -1,0 +1,169 @@
+"""Terminal output: frames that never queue behind a slow link.
+
+Textual draws a frame whenever something changed (up to 60 a second) and hands each to a
+writer thread that queues it. On a slow SSH link the queue and the pty's buffer fill, and the
+screen — and the user's own typing — falls seconds behind. Here:
+
+- Textual's updates are laid into a grid of what the screen should show (`frames.py`); a
+  frame writes only the difference from what the terminal was last sent.
+- After each frame the terminal is asked for its cursor position (`CSI 6n`). A terminal
+  answers only once it has taken in everything before the question, so the answer says the
+  frame has arrived, however many buffers lie between (a pty, sshd, TCP, tmux). Until it
+  comes, no other frame is written: what changes meanwhile merges into the next frame.
+- A terminal that never answers is never waited for: frames are written as Textual draws
+  them (still only the difference), as before. One that stops answering is waited for at
+  most ANSWER_TIMEOUT.
+- At most `max_fps` frames a second (`ui.max_fps`, `RAW_TUI_FPS`).
+- Once answers say how fast the link is, a frame takes at most what the link carries in
+  FRAME_TIME: the cursor's line first, so what the user types shows first; the lines left
+  out come with the next frame. A key typed mid-stream waits for one short frame at most.
+
+The Linux driver (`raw_tui/ui/driver.py`) owns one `TerminalOutput`; the app's `_display`
+hands it Textual's updates (`raw_tui/ui/textual_private.py`). The web driver of `serve` and the
+headless driver of tests keep Textual's own path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Callable
+
+from .frames import Row, StyleCodes, blank_grid, frame, put, strip_cells
+
+ASK_POSITION = "\x1b[6n"
+SYNC_START, SYNC_END = "\x1b[?2026h", "\x1b[?2026l"
+ANSWER_TIMEOUT = 3.0  # seconds a frame waits for the last one's answer before it goes anyway
+DEFAULT_FPS = 60.0
+FRAME_TIME = 0.06  # seconds of the link one frame may take once its speed is known
+MIN_BUDGET = 1024  # characters a frame may always take
+
+
+class TerminalOutput:
+    def __init__(self, write: Callable[[str], None], *, max_fps: float = DEFAULT_FPS) -> None:
+        self.write = write  # to the terminal, in order (the driver's writer thread)
+        self.interval = 1.0 / max_fps if max_fps > 0 else 0.0
+        self.codes: StyleCodes | None = None
+        self.target: list[Row] | None = None  # what the screen should show
+        self.shown: list[Row] | None = None  # what the terminal was sent; None: not known
+        self.cursor: tuple[int, int] | None = None
+        self.sync = False  # the terminal takes synchronized output (mode 2026)
+        self.pending = False  # target differs from what was sent
+        self.unanswered = 0  # frames whose position question is not answered yet
+        self.answers = False  # the terminal has answered one: frames wait for answers
+        self.asked_at = 0.0
+        self.written_at = -1e9
+        self.timer: asyncio.TimerHandle | None = None
+        self.frames = 0
+        self.bytes = 0
+        self.in_flight = 0  # bytes of the frame whose answer is awaited
+        self.rate: float | None = None  # bytes a second the link has carried (measured)
+
+    # -- from Textual (the event loop) --------------------------------------------------
+    def update(self, width: int, height: int, lay: Callable[[list[Row], StyleCodes], None],
+               cursor: tuple[int, int], color_system: Any, sync: bool) -> None:
+        """Lay an update into the target grid (`lay(grid, codes)`) and write a frame when
+        the terminal is ready for one."""
+        if self.codes is None or self.codes.color_system != (color_system or
+                                                             self.codes.color_system):
+            self.codes = StyleCodes(color_system)
+            self.shown = None
+        if self.target is None or len(self.target) != height or \
+                (height and len(self.target[0]) != width):
+            self.target = blank_grid(width, height)
+            self.shown = None  # a resized terminal keeps nothing we can count on
+        lay(self.target, self.codes)
+        self.cursor = cursor
+        self.sync = sync
+        self.pending = True
+        self.flush()
+
+    def invalidate(self) -> None:
+        """The terminal's contents are not known any more (a resume after Ctrl+Z, output
+        written past us): the next frame writes every cell."""
+        self.shown = None
+        self.pending = self.target is not None
+
+    # -- from the terminal (the driver's input thread hands it to the loop) ------------
+    def answered(self) -> None:
+        if self.unanswered:
+            self.unanswered -= 1
+            if not self.unanswered and self.in_flight >= MIN_BUDGET:  # how fast the link is
+                took = max(time.monotonic() - self.asked_at, 1e-3)
+                sample = self.in_flight / took
+                self.rate = sample if self.rate is None else 0.7 * self.rate + 0.3 * sample
+        self.answers = True
+        if self.pending and not self.unanswered:
+            self.flush()
+
+    # -- writing ------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Write a frame now if the terminal has taken the last one and the frame rate
+        allows, else when it does."""
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if not self.pending or self.target is None:
+            return
+        now = time.monotonic()
+        if self.answers and self.unanswered:
+            waited = now - self.asked_at
+            if waited < ANSWER_TIMEOUT:
+                self._later(ANSWER_TIMEOUT - waited)  # a lost answer must not stall us
+                return
+            self.unanswered = 0
+        wait = self.written_at + self.interval - now
+        if wait > 0:
+            self._later(wait)
+            return
+        text, self.shown, complete = frame(self.shown, self.target, self.cursor, self.budget())
+        self.pending = not complete
+        if not text:
+            return
+        if self.sync:
+            text = SYNC_START + text + SYNC_END
+        text += ASK_POSITION
+        self.unanswered = min(self.unanswered + 1, 1000)
+        self.asked_at = self.written_at = now
+        size = len(text.encode("utf-8", "surrogateescape"))
+        self.in_flight = size
+        self.frames += 1
+        self.bytes += size
+        self.write(text)
+
+    def budget(self) -> int | None:
+        """The characters a frame may take: what the link carries in FRAME_TIME, once an
+        answer has said how fast it is (None: as much as needed)."""
+        if self.rate is None:
+            return None
+        return max(MIN_BUDGET, int(self.rate * FRAME_TIME))
+
+    def _later(self, delay: float) -> None:
+        try:
+            self.timer = asyncio.get_running_loop().call_later(delay, self.flush)
+        except RuntimeError:  # no loop (closing): nothing more to draw
+            self.timer = None
+
+
+def lay_layout(update: Any) -> Callable[[list[Row], StyleCodes], None]:
+    """A `LayoutUpdate` (a region's lines, each a list of strips side by side)."""
+    def lay(grid: list[Row], codes: StyleCodes) -> None:
+        x, y = update.region.x, update.region.y
+        for offset, strips in enumerate(update.strips):
+            put(grid, x, y + offset, strip_cells(strips, codes))
+    return lay
+
+
+def lay_chops(update: Any) -> Callable[[list[Row], StyleCodes], None]:
+    """A `ChopsUpdate` (pieces of lines: the spans that changed), laid as Textual writes
+    them: each piece from its own start, cut at the span's end."""
+    def lay(grid: list[Row], codes: StyleCodes) -> None:
+        chops, chop_ends = update.chops, update.chop_ends
+        for y, x1, x2 in update.spans:
+            for end, (x, strip) in zip(chop_ends[y], chops[y].items()):
+                if strip is None or x > x2 or end <= x1:
+                    continue
+                if not (x2 > x >= x1 and end <= x2):
+                    strip = strip.crop(0, min(end, x2) - x)
+                put(grid, x, y, strip_cells([strip], codes))
+    return lay

@@ -1,0 +1,143 @@
+"""Frames (raw_tui/ui/frames.py): the bytes between what the terminal shows and what it
+should show, read back by a terminal emulator (pyte), equal a full repaint — for random
+screens, lines that moved (the terminal's own scrolling), two-cell characters, links and
+styles. And they are small: a screen moved up a line costs its new line, not the screen."""
+
+from __future__ import annotations
+
+import random
+
+import pyte
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from raw_tui.ui.frames import BLANK, WIDE_TAIL, blank_grid, frame
+
+STYLES = ["", "1", "38;2;200;10;10", "48;2;16;16;16", "1;3;48;2;0;0;255", "7"]
+LINKS = ["", "", "", "7;https://example.test/a"]
+CHARS = "abc xyz─│▅é"
+WIDE = "中文"
+
+
+def emulate(*texts: str, size=(20, 8)) -> list[list[tuple]]:
+    screen = pyte.Screen(*size)
+    stream = pyte.Stream(screen)
+    for text in texts:
+        stream.feed(text)
+    return [[tuple(screen.buffer[y][x]) for x in range(screen.columns)]
+            for y in range(screen.lines)]
+
+
+def random_row(rng: random.Random, width: int) -> list:
+    row = []
+    while len(row) < width:
+        sgr, link = rng.choice(STYLES), rng.choice(LINKS)
+        if rng.random() < 0.1 and len(row) < width - 1:
+            row += [(rng.choice(WIDE), sgr, link), (WIDE_TAIL, sgr, link)]
+        else:
+            row.append((rng.choice(CHARS), sgr, link))
+    return row
+
+
+def mutate(rng: random.Random, grid: list) -> list:
+    width = len(grid[0])
+    new = [row[:] for row in grid]
+    kind = rng.random()
+    if kind < 0.4:  # lines move up (a chat scrolls), new ones come in at the bottom
+        k = rng.randint(1, 3)
+        top = rng.randint(0, 2)
+        new[top:len(new) - 1] = new[top + k:len(new) - 1] + \
+            [random_row(rng, width) for _ in range(k)]
+        new = new[:len(grid)]
+        while len(new) < len(grid):
+            new.insert(len(new) - 1, random_row(rng, width))
+    for _ in range(rng.randint(0, 6)):  # scattered changes (a scrollbar, a status line)
+        y, x = rng.randrange(len(new)), rng.randrange(width)
+        if new[y][x][0] != WIDE_TAIL and (x + 1 >= width or new[y][x + 1][0] != WIDE_TAIL):
+            new[y][x] = (rng.choice(CHARS), rng.choice(STYLES), "")
+    return new
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_a_frame_leaves_what_a_full_repaint_leaves(seed):
+    rng = random.Random(seed)
+    size = (20, 8)
+    shown = [random_row(rng, size[0]) for _ in range(size[1])]
+    first, known, _ = frame(None, shown)
+    texts = [first]
+    grid = shown
+    for _ in range(4):
+        grid = mutate(rng, grid)
+        text, known, _ = frame(known, grid)
+        texts.append(text)
+    assert known == grid
+    incremental = emulate(*texts, size=size)
+    full = emulate(frame(None, grid)[0], size=size)
+    assert incremental == full
+
+
+def test_an_unchanged_screen_costs_nothing():
+    grid = [[("x", "1", "")] * 10 for _ in range(5)]
+    text, _, _ = frame(grid, [row[:] for row in grid])
+    assert text == ""
+
+
+def test_lines_that_moved_are_scrolled_not_written_again():
+    rng = random.Random(7)
+    width, height = 80, 24
+    grid = [random_row(rng, width) for _ in range(height)]
+    moved = grid[1:] + [[("n", "", "")] * width]
+    moved[-1][-1] = ("▅", "1", "")  # and a scrollbar cell that changed on the way
+    text, _, _ = frame(grid, moved)
+    assert "\x1b[1;24r" in text and "\x1bD" in text, text[:80]
+    assert len(text) < 80 * 3, len(text)  # the new line and a little, not the screen
+    assert emulate(frame(None, grid)[0], text, size=(width, height)) == \
+        emulate(frame(None, moved)[0], size=(width, height))
+
+
+def test_a_band_of_a_screen_scrolls_while_the_rest_stays():
+    rng = random.Random(3)
+    width, height = 40, 12
+    grid = [random_row(rng, width) for _ in range(height)]
+    moved = [grid[0]] + grid[3:9] + [random_row(rng, width) for _ in range(2)] + grid[9:]
+    moved = moved[:height]
+    text, _, _ = frame(grid, moved)
+    assert "\x1bD" in text
+    assert emulate(frame(None, grid)[0], text, size=(width, height)) == \
+        emulate(frame(None, moved)[0], size=(width, height))
+
+
+def test_a_frame_over_its_budget_writes_the_cursor_line_first_and_the_rest_later():
+    rng = random.Random(5)
+    width, height = 40, 10
+    old = [random_row(rng, width) for _ in range(height)]
+    new = [random_row(rng, width) for _ in range(height)]
+    first, shown, complete = frame(old, new, cursor=(0, 2), budget=100)
+    assert not complete
+    assert shown[2] == new[2] and shown != new  # the cursor's line came first
+    texts = [first]
+    while not complete:
+        text, shown, complete = frame(shown, new, cursor=(0, 2), budget=100)
+        texts.append(text)
+    assert shown == new
+    assert emulate(frame(None, old)[0], *texts, size=(width, height)) == \
+        emulate(frame(None, new)[0], size=(width, height))
+
+
+@pytest.mark.parametrize("change", ["size", "unknown"])
+def test_a_new_size_or_an_unknown_screen_is_written_whole(change):
+    grid = blank_grid(6, 3)
+    grid[1][2] = ("q", "1", "")
+    shown = None if change == "unknown" else blank_grid(5, 3)
+    text, _, _ = frame(shown, grid)
+    assert text.count("\x1b[") >= 3 and "q" in text
+    assert emulate(text, size=(6, 3)) == emulate(frame(None, grid)[0], size=(6, 3))
+
+
+def test_style_changes_are_written_once_per_run():
+    row = [("a", "1", "")] * 10 + [("b", "", "")] * 10
+    text, _, _ = frame(blank_grid(20, 1), [row])
+    assert text.count("\x1b[0;1m") == 1
+    assert BLANK == (" ", "", "")
