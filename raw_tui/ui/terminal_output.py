@@ -78,6 +78,12 @@ class TerminalOutput:
         self.pending = True
         self.flush()
 
+    def knows(self, width: int, height: int) -> bool:
+        """Whether the target grid holds a whole screen of this size."""
+        target = self.target
+        return target is not None and len(target) == height and \
+            (not height or len(target[0]) == width)
+
     def invalidate(self) -> None:
         """The terminal's contents are not known any more (a resume after Ctrl+Z, output
         written past us): the next frame writes every cell."""

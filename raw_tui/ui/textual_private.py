@@ -23,6 +23,11 @@ def display_frames(app: Any, renderable: Any) -> bool:
     output = getattr(driver, "output", None)
     if output is None or renderable is None:
         return False
+    if isinstance(renderable, ChopsUpdate) and not output.knows(*app.size):
+        # a part of the screen, to a grid that holds nothing yet (a new output after a
+        # resume, a new size): the whole screen instead
+        renderable = app.screen._compositor.render_update(
+            full=True, screen_stack=app._background_screens)
     if isinstance(renderable, LayoutUpdate):
         lay = lay_layout(renderable)
     elif isinstance(renderable, ChopsUpdate):
