@@ -6,6 +6,9 @@ Each browser tab starts its own `raw-tui` process with this command's global opt
 attached while it lives, reopened from history after a Quit), so a browser and a terminal
 (`raw-tui attach`) watch the same session. With `--no-detach` each tab runs its own new
 session; `--continue` / `--resume` are not passed on: two tabs must not write one session.
+
+Only whoever opens the printed URL (its token) may load the page or open a tab: see
+`serve_guard.py`. The page is raw-tui's own (`serve_page.py`): nothing from outside the machine.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import sys
 from typing import Any
 
 HOST = "127.0.0.1"
-TITLE = "raw-tui"
 
 
 def app_command(args: Any, session_id: str | None = None) -> list[str]:
@@ -48,7 +50,40 @@ def cmd_serve(args: Any, session_id: str | None = None) -> int:
     elif session_id is not None:
         print(f"raw-tui: serving session {session_id} (raw-tui attach {session_id} from a "
               f"terminal)", file=sys.stderr)
-    server = Server(shlex.join(app_command(args, session_id)), host=HOST, port=args.port,
-                    title=TITLE)
+    from .serve_guard import Guard
+
+    guard = Guard(args.port)
+    server = _guarded(Server)(shlex.join(app_command(args, session_id)), guard)
     server.serve()
     return 0
+
+
+def _guarded(server_class: type) -> type:
+    """textual-serve's Server behind the guard, with raw-tui's page and start-up lines."""
+    from aiohttp import web
+
+    from .serve_page import TITLE, handle_index
+
+    class GuardedServer(server_class):
+        def __init__(self, command: str, guard: Any) -> None:
+            super().__init__(command, host=HOST, port=guard.port, title=TITLE)
+            self.guard = guard
+
+        async def _make_app(self) -> web.Application:
+            app = web.Application(middlewares=[self.guard.middleware])
+            app.add_routes([
+                web.get("/", handle_index, name="index"),
+                web.get("/ws", self.handle_websocket, name="websocket"),
+                web.get("/download/{key}", self.handle_download, name="download"),
+                web.static("/static", self.statics_path, name="static"),
+            ])
+            app.on_startup.append(self.on_startup)
+            app.on_shutdown.append(self.on_shutdown)
+            return app
+
+        async def on_startup(self, app: web.Application) -> None:
+            print(f"raw-tui: serving on {self.guard.url}\n"
+                  f"raw-tui: open that URL (it holds this run's token); Ctrl+C stops serving",
+                  flush=True)
+
+    return GuardedServer
