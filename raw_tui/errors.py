@@ -49,6 +49,9 @@ PATCH_REPEATED_TARGET = "patch_repeated_target"
 # Saved history (raw_tui/session/store.py): the database cannot be opened or used
 HISTORY_ERROR = "history_error"
 
+# Session hosts (raw_tui/host/paths.py): the socket directory is not ours, not 0700, a symlink
+SOCKET_DIR_ERROR = "socket_dir"
+
 # Model providers (raw_tui/models): a request failed (HTTP status, connection, timeout, garbage)
 MODEL_ERROR = "model_error"
 

@@ -22,6 +22,7 @@ from ..paths import state_home
 
 READY_TIMEOUT_S = 60.0  # loading the config and history, starting MCP servers
 KEEP_LOGS = 20
+SAMPLE_SESSION_ID = "s" + "0" * 11 + "0" * 6  # as long as a session id (`new_id`) is
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,9 @@ def start_host(args, *, timeout: float = READY_TIMEOUT_S) -> Started:
                                             f"cannot use its folder {state_home()}: "
                                             f"{err.strerror or err}") from None
     _prune_logs(folder)
+    from .paths import socket_path
+
+    socket_path(SAMPLE_SESSION_ID)  # the socket directory refused here, before a process starts
     log_path = folder / f"host-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
     read_end, write_end = os.pipe()
     try:

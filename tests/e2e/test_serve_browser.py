@@ -47,7 +47,7 @@ def _tab_attached(place: Path) -> bool:
     rows = listing.stdout.splitlines()
     if not rows:
         return False
-    socket = Path(env["XDG_STATE_HOME"]) / "raw-tui" / "sockets" / f"{rows[0].split()[0]}.sock"
+    socket = Path(env["XDG_RUNTIME_DIR"]) / "raw-tui" / f"{rows[0].split()[0]}.sock"
     status = probe(socket)
     return status is not None and status.clients >= 1
 

@@ -123,7 +123,7 @@ def test_a_browser_tab_and_a_terminal_client_share_the_hosted_session(server):
                 (row,) = listing.stdout.splitlines()
                 assert "live (waiting for approval)" in row
                 session_id = row.split()[0]
-                sockets = Path(env["XDG_STATE_HOME"]) / "raw-tui" / "sockets"
+                sockets = Path(env["XDG_RUNTIME_DIR"]) / "raw-tui"
                 terminal = await HostClient.connect(sockets / f"{session_id}.sock")
                 assert terminal.snapshot.clients == 2
                 (request,) = terminal.snapshot.approvals
