@@ -265,7 +265,7 @@ def _command(args) -> int:
             from .ui.serve import cmd_serve
 
             load(args)  # a broken config fails here (exit 2), not in every tab
-            return cmd_serve(args, session_id=_serve_session(args))
+            return cmd_serve(args, session=lambda: _serve_session(args))
         if args.command == "attach":
             return cmd_attach(args)
         return cmd_ui(args)
