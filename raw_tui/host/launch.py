@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import HISTORY_ERROR, ConfigError, RawError
-from ..paths import state_home
+from ..paths import open_private, state_home
 
 READY_TIMEOUT_S = 60.0  # loading the config and history, starting MCP servers
 KEEP_LOGS = 20
@@ -38,9 +38,10 @@ class HostStartError(RawError):
 
 
 def log_dir() -> Path:
-    folder = state_home() / "hosts"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    """`hosts/` under the state directory, 0700 (the logs are 0600: they quote transcripts)."""
+    from ..paths import private_dir
+
+    return private_dir(state_home() / "hosts")
 
 
 def host_argv(args) -> list[str]:
@@ -71,7 +72,8 @@ def start_host(args, *, timeout: float = READY_TIMEOUT_S) -> Started:
     log_path = folder / f"host-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
     read_end, write_end = os.pipe()
     try:
-        with open(log_path, "ab") as log, open(os.devnull, "rb") as devnull:
+        with os.fdopen(open_private(log_path), "ab") as log, \
+                open(os.devnull, "rb") as devnull:
             process = subprocess.Popen(
                 [*host_argv(args), "--ready-fd", str(write_end)], stdin=devnull, stdout=log,
                 stderr=subprocess.STDOUT, pass_fds=(write_end,), start_new_session=True,
