@@ -13,6 +13,7 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +97,8 @@ def start_host(args, *, timeout: float = READY_TIMEOUT_S) -> Started:
         if report.get("code") == "config":
             raise _ConfigLine(report.get("message", ""))
         raise HostStartError(report.get("code") or "host_failed", report.get("message", ""))
+    # reaped as soon as it ends (SIGTERM, Quit, idle), not left a zombie until we exit
+    threading.Thread(target=process.wait, name=f"reap-host-{process.pid}", daemon=True).start()
     return Started(session_id=report["session_id"], socket=Path(report["socket"]),
                    pid=int(report["pid"]), log=log_path)
 
