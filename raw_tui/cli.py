@@ -279,6 +279,14 @@ def _command(args) -> int:
 
         print(escape_controls(f"raw-tui: {err.message}"), file=sys.stderr)
         return EXIT_ERROR
+    except OSError as err:
+        if not err.filename or isinstance(err, BrokenPipeError):
+            raise  # no path the user named or made: a bug, worth its traceback
+        from .termsafe import escape_controls
+
+        print(escape_controls(f"raw-tui: {os.fsdecode(err.filename)}: {err.strerror or err}",
+                              keep_lines=False), file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_CANCELLED
 

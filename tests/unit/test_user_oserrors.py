@@ -46,3 +46,18 @@ def test_serve_on_a_port_out_of_range_is_one_line(tmp_path):
     config = write_config(tmp_path, {"tools": {"use": []}})
     proc = raw_tui("--config", str(config), "--cwd", str(tmp_path), "serve", "--port", "99999")
     assert _one_line(proc, 2) == "raw-tui: serve: --port 99999: not a port (0-65535)"
+
+
+@pytest.mark.parametrize("command", [["acp"], ["config", "list"], ["sessions", "list"]])
+def test_a_state_dir_that_is_a_file_is_one_line(tmp_path, command):
+    from raw_tui.paths import state_home
+
+    config = write_config(tmp_path / "cfg", {"tools": {"use": []}})
+    state_home().parent.mkdir(parents=True, exist_ok=True)
+    state_home().write_text("in the way\n")
+    proc = raw_tui("--config", str(config), "--cwd", str(tmp_path), *command, input="")
+    assert "Traceback" not in proc.stderr
+    if proc.returncode != 0:
+        (line,) = proc.stderr.strip().splitlines()
+        assert line.startswith("raw-tui: ") and str(state_home()) in line
+        assert line.endswith(("Not a directory", "is not a folder"))
