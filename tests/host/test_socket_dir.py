@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import socket
 import stat
-import subprocess
 import threading
 from pathlib import Path
 
@@ -166,8 +164,6 @@ def test_what_a_host_says_is_escaped_and_it_answers_for_its_own_socket_only(runt
         assert "\x1b" not in marks["s1"] and "\x07" not in marks["s1"]
         assert "\x9b" not in marks["s1"]
         assert "\\x1b]0;pwned" in marks["s1"]
-        out = io.StringIO()
-
         class Tty(io.StringIO):
             def isatty(self) -> bool:
                 return True
