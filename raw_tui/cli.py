@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import HISTORY_ERROR, ConfigError, RawError, json_path
+from .errors import HISTORY_ERROR, SOCKET_DIR_ERROR, ConfigError, RawError, json_path
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a tool killed by the closed pipe would give
@@ -265,7 +265,7 @@ def _command(args) -> int:
             from .ui.serve import cmd_serve
 
             load(args)  # a broken config fails here (exit 2), not in every tab
-            return cmd_serve(args, session_id=_serve_session(args))
+            return cmd_serve(args, session=lambda: _serve_session(args))
         if args.command == "attach":
             return cmd_attach(args)
         return cmd_ui(args)
@@ -273,11 +273,19 @@ def _command(args) -> int:
         print(f"raw-tui: config error: {err.line()}", file=sys.stderr)  # escaped by line()
         return EXIT_CONFIG
     except RawError as err:
-        if err.code != HISTORY_ERROR:  # the others are each command's own business
+        if err.code not in (HISTORY_ERROR, SOCKET_DIR_ERROR):  # the others: each command's own
             raise
         from .termsafe import escape_controls  # the UI's stderr is not wrapped
 
         print(escape_controls(f"raw-tui: {err.message}"), file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as err:
+        if not err.filename or isinstance(err, BrokenPipeError):
+            raise  # no path the user named or made: a bug, worth its traceback
+        from .termsafe import escape_controls
+
+        print(escape_controls(f"raw-tui: {os.fsdecode(err.filename)}: {err.strerror or err}",
+                              keep_lines=False), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_CANCELLED
@@ -300,8 +308,12 @@ def cmd_ui(args) -> int:
             try:
                 outcome = asyncio.run(_run_ui(args))
             except Exception as err:
-                if getattr(err, "code", None) in ("unknown_session", "live", "host_failed"):
-                    print(f"raw-tui: {err.message}", file=sys.stderr)
+                if getattr(err, "code", None) in ("unknown_session", "live", "host_failed",
+                                                  "socket_dir"):
+                    from .termsafe import escape_controls  # the UI's stderr is not wrapped
+
+                    print(escape_controls(f"raw-tui: {err.message}", keep_lines=False),
+                          file=sys.stderr)
                     return 1
                 raise
             if isinstance(outcome, int):
@@ -328,7 +340,10 @@ async def _run_ui(args) -> "int | str":
         opened.append(session)
         return session, replay
 
-    transport = _transport(args) or InProcessTransport(opener, cwd=str(args.cwd_path))
+    def in_process():
+        return InProcessTransport(opener, cwd=str(args.cwd_path))
+
+    transport = _transport(args, in_process) or in_process()
     app = RawApp(with_transport(os.environ.get(TRANSPORT_ENV), transport),
                  prefs_path=state_home() / UI_PREFS_FILE)
     signalled: list[int] = []
@@ -376,9 +391,10 @@ def _leaving_hint(transport: Any, opened: list, cwd: str | None) -> str | None:
             f"Attach to it with: raw-tui attach {session_id}")
 
 
-def _transport(args) -> Any:
+def _transport(args, in_process=None) -> Any:
     """The session host's transport, unless `--no-detach` or `ui.detach: false` keep the
-    session in this process (then None). `attach` always attaches."""
+    session in this process (then None). `attach` always attaches. A new host that cannot
+    start falls back to `in_process()`, unless the config says `ui.detach: true`."""
     attach_to = getattr(args, "attach_socket", None)
     if attach_to is None:
         if args.no_detach:  # decided without loading the host's modules
@@ -389,7 +405,13 @@ def _transport(args) -> Any:
             return None
     from .host.transport import SocketTransport
 
-    return SocketTransport.for_args(args, socket=attach_to)
+    hosted = SocketTransport.for_args(args, socket=attach_to)
+    if attach_to is not None or in_process is None:
+        return hosted
+    from .host.choose import detach_required
+    from .host.fallback import HostOrInProcess
+
+    return HostOrInProcess(hosted, in_process, required=lambda: detach_required(args))
 
 
 def _serve_session(args) -> str | None:
@@ -402,7 +424,17 @@ def _serve_session(args) -> str | None:
 
     if importlib.util.find_spec("textual_serve") is None or not detach_wanted(args):
         return None  # cmd_serve says what is missing
-    return locate_or_start(args).stem
+    from .host.choose import detach_required
+    from .host.fallback import fallback_line, host_cannot_start
+
+    try:
+        return locate_or_start(args).stem
+    except Exception as err:
+        if not host_cannot_start(err) or detach_required(args):
+            raise
+        print(f"raw-tui: {fallback_line(err, 'each tab runs a session of its own')}",
+              file=sys.stderr)
+        return None
 
 
 def _offer_attach(args) -> None:
@@ -410,11 +442,14 @@ def _offer_attach(args) -> None:
     if args.command is not None or args.no_detach or getattr(args, "attach_socket", None):
         return
     from .host.choose import offer_attach
-    from .host.paths import socket_path
+    from .host.paths import SocketDirError, socket_path
 
-    session_id = offer_attach(args)
-    if session_id is not None:
-        args.attach_socket = socket_path(session_id)
+    try:
+        session_id = offer_attach(args)
+        if session_id is not None:
+            args.attach_socket = socket_path(session_id)
+    except SocketDirError:
+        return  # nothing live can be known; the session's own start says why, in one line
 
 
 def cmd_attach(args) -> int:
@@ -425,10 +460,10 @@ def cmd_attach(args) -> int:
 
     try:
         status = attach_target(args)
+        args.attach_socket = socket_path(status.session_id)
     except RawError as err:
         print(f"raw-tui: {err.message}", file=sys.stderr)
         return EXIT_ERROR
-    args.attach_socket = socket_path(status.session_id)
     args.cwd_path = Path(status.cwd)
     return cmd_ui(args)
 

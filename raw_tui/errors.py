@@ -53,6 +53,9 @@ PATCH_PREFLIGHT_FAILED = "patch_preflight_failed"
 # Saved history (raw_tui/session/store.py): the database cannot be opened or used
 HISTORY_ERROR = "history_error"
 
+# Session hosts (raw_tui/host/paths.py): the socket directory is not ours, not 0700, a symlink
+SOCKET_DIR_ERROR = "socket_dir"
+
 # Model providers (raw_tui/models): a request failed (HTTP status, connection, timeout, garbage)
 MODEL_ERROR = "model_error"
 

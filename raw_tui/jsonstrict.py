@@ -201,11 +201,17 @@ def read_bounded(path: Path, max_bytes: int, *, label: str | None = None) -> byt
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as err:
         raise ConfigError(f"cannot read: {err.strerror}", file=label) from None
+    try:
+        info = os.fstat(fd)
+    except OSError as err:
+        os.close(fd)
+        raise ConfigError(f"cannot read: {err.strerror}", file=label) from None
+    if not stat.S_ISREG(info.st_mode):  # before fdopen, which refuses a directory itself
+        os.close(fd)
+        what = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+        raise ConfigError(f"cannot read: {what}", file=label)
     with os.fdopen(fd, "rb") as file:
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise ConfigError("cannot read: not a regular file", file=label)
             data = file.read(max_bytes + 1)
         except OSError as err:
             raise ConfigError(f"cannot read: {err.strerror}", file=label) from None

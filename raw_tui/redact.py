@@ -143,7 +143,11 @@ class RedactedLog:
         import os
         import threading
 
-        self._file = open(path, "ab", buffering=0)
+        # 0600 (a log quotes transcripts); its folder is the caller's (raw_tui/paths.py)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        if os.fstat(fd).st_uid == os.getuid():
+            os.fchmod(fd, 0o600)
+        self._file = os.fdopen(fd, "ab", buffering=0)
         read_fd, self.fd = os.pipe()
         self._redactor = redactor
         self._tail = ""

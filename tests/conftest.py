@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -76,8 +78,11 @@ def isolated_home(tmp_path_factory, no_session_host_left, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
-    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)  # session host sockets: never the user's
-    return home
+    # session host sockets: never the user's, nor another test's (a short 0700 directory)
+    runtime = tempfile.mkdtemp(prefix="rt", dir="/tmp")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", runtime)
+    yield home
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -122,8 +122,10 @@ def _start_logging(redactor) -> Callable[[], None]:
     write there. Returns what ends it (`_end_logging`)."""
     from ..redact import RedactedLog
 
+    from ..paths import private_dir
+
     path = log_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)  # 0700: the log quotes transcripts
     log = RedactedLog(path, redactor, name="acp-log")
     stream = os.fdopen(os.dup(log.fd), "w", buffering=1, encoding="utf-8",
                        errors="backslashreplace")

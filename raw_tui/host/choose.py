@@ -13,8 +13,9 @@ import sys
 from typing import Any
 
 from ..errors import ConfigError, RawError
+from ..termsafe import escape_controls
 from . import protocol
-from .paths import live_sessions
+from .paths import SocketDirError, live_sessions
 
 
 class NotLive(RawError):
@@ -29,16 +30,31 @@ def detach_wanted(args: Any) -> bool:
     return ui_section(args).detach
 
 
-def ui_section(args: Any) -> Any:
-    """The config's `ui` section alone (cheap: no tools or hooks are loaded)."""
-    from ..config import MAX_CONFIG_BYTES, UiConfig, find_config
-    from ..jsonstrict import convert, load_file
+def detach_required(args: Any) -> bool:
+    """The config says `ui.detach: true` in so many words: a host that cannot start is an
+    error, not a session run inside the UI instead."""
+    ui = _config_data(args)[0].get("ui")
+    return isinstance(ui, dict) and ui.get("detach") is True
+
+
+def _config_data(args: Any) -> tuple[dict, str]:
+    from ..config import MAX_CONFIG_BYTES, find_config
+    from ..jsonstrict import load_file
 
     path, is_demo = find_config(getattr(args, "config", None), args.cwd_path)
     label = "(built-in demo)" if is_demo else str(path)
     data = load_file(path, max_bytes=MAX_CONFIG_BYTES, label=label)
     if not isinstance(data, dict):
         raise ConfigError("must be a JSON object", file=label)
+    return data, label
+
+
+def ui_section(args: Any) -> Any:
+    """The config's `ui` section alone (cheap: no tools or hooks are loaded)."""
+    from ..config import UiConfig
+    from ..jsonstrict import convert
+
+    data, label = _config_data(args)
     return convert(data.get("ui", {}), UiConfig, where=["ui"], file=label)
 
 
@@ -90,16 +106,23 @@ def offer_attach(args: Any, *, stdin=None, out=None) -> str | None:
     status = latest_live(str(args.cwd_path))
     if status is None:
         return None
-    out.write(f"raw-tui: session {status.session_id} in this directory is live "
-              f"({status.state}). Attach to it? [Y/n] ")
+    out.write(escape_controls(f"raw-tui: session {status.session_id} in this directory is "
+                              f"live ({status.state}). Attach to it? [Y/n] ", keep_lines=False))
     out.flush()
     answer = stdin.readline().strip().lower()
     return status.session_id if answer in ("", "y", "yes") else None
 
 
 def live_marks() -> dict[str, str]:
-    """Session id -> `live (state)`, for `sessions list`."""
+    """Session id -> `live (state)`, for `sessions list` (what a host says, escaped). When
+    the socket directory is not safe to look in, no marks and one warning on stderr."""
     try:
-        return {sid: f"live ({status.state})" for sid, status in live_sessions().items()}
+        live = live_sessions()
+    except SocketDirError as err:
+        print(escape_controls(f"raw-tui: warning: {err.message}; live sessions not shown",
+                              keep_lines=False), file=sys.stderr)
+        return {}
     except OSError:
         return {}
+    return {sid: escape_controls(f"live ({status.state})", keep_lines=False)
+            for sid, status in live.items()}

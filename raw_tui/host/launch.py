@@ -13,15 +13,17 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import HISTORY_ERROR, ConfigError, RawError
-from ..paths import state_home
+from ..paths import open_private, state_home
 
 READY_TIMEOUT_S = 60.0  # loading the config and history, starting MCP servers
 KEEP_LOGS = 20
+SAMPLE_SESSION_ID = "s" + "0" * 11 + "0" * 6  # as long as a session id (`new_id`) is
 
 
 @dataclass(frozen=True)
@@ -37,9 +39,10 @@ class HostStartError(RawError):
 
 
 def log_dir() -> Path:
-    folder = state_home() / "hosts"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    """`hosts/` under the state directory, 0700 (the logs are 0600: they quote transcripts)."""
+    from ..paths import private_dir
+
+    return private_dir(state_home() / "hosts")
 
 
 def host_argv(args) -> list[str]:
@@ -64,10 +67,14 @@ def start_host(args, *, timeout: float = READY_TIMEOUT_S) -> Started:
                                             f"cannot use its folder {state_home()}: "
                                             f"{err.strerror or err}") from None
     _prune_logs(folder)
+    from .paths import socket_path
+
+    socket_path(SAMPLE_SESSION_ID)  # the socket directory refused here, before a process starts
     log_path = folder / f"host-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
     read_end, write_end = os.pipe()
     try:
-        with open(log_path, "ab") as log, open(os.devnull, "rb") as devnull:
+        with os.fdopen(open_private(log_path), "ab") as log, \
+                open(os.devnull, "rb") as devnull:
             process = subprocess.Popen(
                 [*host_argv(args), "--ready-fd", str(write_end)], stdin=devnull, stdout=log,
                 stderr=subprocess.STDOUT, pass_fds=(write_end,), start_new_session=True,
@@ -90,6 +97,8 @@ def start_host(args, *, timeout: float = READY_TIMEOUT_S) -> Started:
         if report.get("code") == "config":
             raise _ConfigLine(report.get("message", ""))
         raise HostStartError(report.get("code") or "host_failed", report.get("message", ""))
+    # reaped as soon as it ends (SIGTERM, Quit, idle), not left a zombie until we exit
+    threading.Thread(target=process.wait, name=f"reap-host-{process.pid}", daemon=True).start()
     return Started(session_id=report["session_id"], socket=Path(report["socket"]),
                    pid=int(report["pid"]), log=log_path)
 

@@ -4,7 +4,8 @@ Started by `launch.start_host` in its own session (no controlling terminal, stdi
 file). It opens the session as the UI would (new, `--continue`, `--resume ID`), listens on
 the session's socket, runs SessionStart, then writes one JSON line to the ready pipe
 (`{"ok": true, "session_id", "socket"}` or `{"ok": false, "code", "message"}`) and serves
-until the session ends: Quit from a client, the idle timeout, or SIGTERM.
+until the session ends: Quit from a client, the idle timeout, SIGTERM or SIGINT (SIGHUP is
+ignored).
 """
 
 from __future__ import annotations
@@ -54,11 +55,16 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     args.cwd_path = Path(args.cwd).resolve()
     ready = Ready(args.ready_fd)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # no terminal of ours can hang up
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # no terminal of ours can hang up: SIGHUP is ignored, by a handler rather than SIG_IGN,
+    # which every command and hook would inherit; SIGINT ends the host as SIGTERM does
+    signal.signal(signal.SIGHUP, _ignore)
     log(f"host pid {os.getpid()} starting in {args.cwd_path}")
     try:
         return asyncio.run(serve(args, ready))
+    except KeyboardInterrupt:  # SIGINT before the session was served
+        ready.say(ok=False, code="host_failed", message="interrupted while starting")
+        log("host interrupted while starting")
+        return 130
     except Exception as err:
         ready.say(ok=False, code=getattr(err, "code", "error"), message=_line(err))
         log(f"host failed: {_line(err)}")
@@ -93,6 +99,7 @@ async def serve(args, ready: Ready) -> int:
         await host.start(path)
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, host.stop_soon, "terminated")
+        loop.add_signal_handler(signal.SIGINT, host.stop_soon, "interrupted")
         await session.open(watch=True)
         ready.say(ok=True, session_id=session.session_id, socket=os.fspath(path), pid=os.getpid())
         log(f"session {session.session_id} on {path}")
@@ -121,6 +128,10 @@ def _redact_output(redactor) -> Callable[[], None] | None:
     if not os.path.isfile(path):
         return None
     return RedactedLog(path, redactor, name="host-log").redirect_std()
+
+
+def _ignore(signum: int, frame: Any) -> None:
+    pass
 
 
 def log(message: str) -> None:

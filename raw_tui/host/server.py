@@ -240,7 +240,11 @@ class SessionHost:
             if peer_uid(sock) != os.getuid():
                 client.bye("refused", "another user's session")
                 return
-            first = await asyncio.wait_for(self._read(reader), wire.HANDSHAKE_TIMEOUT_S)
+            try:
+                first = await asyncio.wait_for(self._read(reader), wire.HANDSHAKE_TIMEOUT_S)
+            except asyncio.TimeoutError:
+                raise _BadFrame(f"no attach or probe within {wire.HANDSHAKE_TIMEOUT_S:g} s") \
+                    from None
             if not self._handshake(client, first):
                 return
             while not client.closed:

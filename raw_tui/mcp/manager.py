@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import importlib
+import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -86,7 +87,10 @@ class McpManager:
         server = self.servers.get(name)
         if server is None:
             return McpFailure(f"unknown MCP server {name}")
+        from ..paths import open_private
+
         log_dir = self._log_dir()
+        os.close(open_private(log_dir / "sdk.log"))  # 0600 before logging appends to it
         route_sdk_logs(log_dir / "sdk.log", self.redactor)
         connection = Connection(name, server, cwd=self.cwd, log_file=log_dir / f"{name}.log",
                                 on_death=self._died, literal=name in self.literal,
@@ -111,11 +115,9 @@ class McpManager:
         return self._connections.get(name)
 
     def _log_dir(self) -> Path:
-        from ..paths import state_home
+        from ..paths import private_dir, state_home
 
-        folder = self.log_dir or state_home() / LOG_DIR_NAME
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder
+        return private_dir(self.log_dir or state_home() / LOG_DIR_NAME)  # 0700
 
     async def close(self) -> None:
         """End every server; waits for their owners (a stdio server gets its stdin closed,

@@ -19,6 +19,7 @@ from .textout import TextPrinter
 
 EXIT_BY_STATUS = {"completed": 0, "error": 1, "max_steps": 3, "cancelled": 130}
 EXIT_CANCELLED = 130
+EXIT_HISTORY_FAILED = 1
 
 
 def cmd_run(args) -> int:
@@ -91,6 +92,8 @@ async def _run(args, prompt: str) -> int:
     else:
         bus.subscribe(_Output(TextPrinter(out, sys.stderr), stop))
     session, _ = open_session(args, interactive=False, bus=bus)
+    if session.store is not None:  # a history write failed: the run ends, exit 1 (no gap)
+        session.store.on_failure = lambda err: stop()
     outcome = None
     with on_stop_signals(stop):
         try:
@@ -100,6 +103,10 @@ async def _run(args, prompt: str) -> int:
                 outcome = await session.run_turn(prompt, last=True)
         finally:
             await session.close()
+    failed = session.store.failed if session.store is not None else None
+    if failed is not None:
+        print(f"raw-tui: {failed.message}", file=sys.stderr)
+        return EXIT_HISTORY_FAILED
     if outcome is None:
         return EXIT_CANCELLED
     if outcome.status in ("error", "max_steps") and outcome.message:

@@ -1,7 +1,10 @@
 """Saved history: every event of every session in one SQLite database (WAL mode).
 
 Each event is committed as it is published, so a crash or `kill -9` mid-turn loses nothing
-already published. Credentials are never stored: the bus takes every configured secret out
+already published. A database another process holds locked is waited for, up to
+`BUSY_TIMEOUT_S`; a write that still fails is never a silent gap: the store keeps the error
+(`failed`), tells `on_failure` (a headless run ends with it, exit 1) and later writes fail at
+once. The database (and its WAL files) is 0600 in a 0700 directory. Credentials are never stored: the bus takes every configured secret out
 of an event before the store sees it (`raw_tui/redact.py`), and the session row keeps only
 the agent name, the model alias and the working directory.
 """
@@ -9,7 +12,9 @@ the agent name, the model alias and the working directory.
 from __future__ import annotations
 
 import functools
+import os
 import sqlite3
+import stat
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,9 +25,11 @@ import msgspec
 
 from .. import bus as ev
 from ..errors import HISTORY_ERROR, RawError
-from ..paths import state_home
+from ..paths import open_private, private_dir, state_home
 
 T = TypeVar("T")
+
+BUSY_TIMEOUT_S = 15.0  # how long a write waits for a database another process holds locked
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -59,6 +66,16 @@ class SessionRow:
     events: int = 0
 
 
+def _tighten(path: Path) -> None:
+    """A file of ours that others may read: 0600."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and info.st_mode & 0o077:
+        os.chmod(path, 0o600)
+
+
 def default_path() -> Path:
     return state_home() / "history.sqlite3"
 
@@ -69,6 +86,7 @@ class HistoryError(RawError):
 
     def __init__(self, path: Path, reason: str) -> None:
         super().__init__(HISTORY_ERROR, f"history {path}: {reason}")
+        self.reason = reason
 
 
 @contextmanager
@@ -108,8 +126,12 @@ class HistoryStore:
         with _guarded(self.path):
             if self.path.parent.exists() and not self.path.parent.is_dir():
                 raise HistoryError(self.path, f"{self.path.parent} is not a folder")
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            private_dir(self.path.parent)
+            os.close(open_private(self.path, os.O_RDWR))  # 0600 before SQLite creates it
+            for suffix in ("-wal", "-shm"):  # SQLite gives these the database's mode
+                _tighten(Path(f"{self.path}{suffix}"))
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                      timeout=BUSY_TIMEOUT_S)
             try:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
@@ -120,6 +142,8 @@ class HistoryStore:
                 self.db.close()
                 raise
         self._seq: dict[str, int] = {}
+        self.failed: HistoryError | None = None  # the first write that failed
+        self.on_failure: Callable[[HistoryError], None] | None = None
 
     def close(self) -> None:
         self.db.close()
@@ -133,12 +157,33 @@ class HistoryStore:
             (session_id, _sql_text(cwd), agent, model, _sql_text(config), now, now))
         self._seq[session_id] = 0
 
-    @_history_op
     def append(self, session_id: str, event: ev.Event) -> None:
-        """Store one event now (one autocommitted statement)."""
+        """Store one event now (one autocommitted statement), waiting for a busy database
+        (bounded). A failure raises HistoryError, is kept in `failed` and told to
+        `on_failure`; after one, every write fails at once (the history has a gap: whoever
+        runs the session ends it)."""
+        if self.failed is not None:
+            raise self.failed
+        try:
+            with _guarded(self.path):
+                self._append(session_id, event)
+        except HistoryError as err:
+            tag = type(event).__struct_config__.tag
+            self.failed = HistoryError(self.path, f"{err.reason} ({tag} not saved)")
+            if self.on_failure is not None:
+                self.on_failure(self.failed)
+            raise self.failed from None
+
+    def _append(self, session_id: str, event: ev.Event) -> None:
         seq = self._next_seq(session_id)
-        self.db.execute("INSERT INTO events (session_id, seq, type, data) VALUES (?, ?, ?, ?)",
-                        (session_id, seq, type(event).__struct_config__.tag, ev.encode(event)))
+        try:
+            self.db.execute("INSERT INTO events (session_id, seq, type, data) "
+                            "VALUES (?, ?, ?, ?)",
+                            (session_id, seq, type(event).__struct_config__.tag,
+                             ev.encode(event)))
+        except BaseException:
+            self._seq[session_id] -= 1  # not written: the next write takes this seq
+            raise
         if isinstance(event, (ev.UserMessage, ev.RunEnd)):
             self._touch(session_id, event)
 

@@ -6,16 +6,21 @@ Each browser tab starts its own `raw-tui` process with this command's global opt
 attached while it lives, reopened from history after a Quit), so a browser and a terminal
 (`raw-tui attach`) watch the same session. With `--no-detach` each tab runs its own new
 session; `--continue` / `--resume` are not passed on: two tabs must not write one session.
+
+Only whoever opens the printed URL (its token) may load the page or open a tab: see
+`serve_guard.py`. The page is raw-tui's own (`serve_page.py`): nothing from outside the machine.
 """
 
 from __future__ import annotations
 
+import asyncio
 import shlex
+import signal
+import socket
 import sys
-from typing import Any
+from typing import Any, Callable
 
 HOST = "127.0.0.1"
-TITLE = "raw-tui"
 
 
 def app_command(args: Any, session_id: str | None = None) -> list[str]:
@@ -33,22 +38,85 @@ def app_command(args: Any, session_id: str | None = None) -> list[str]:
     return argv
 
 
-def cmd_serve(args: Any, session_id: str | None = None) -> int:
-    """Serve tabs attached to the hosted session `session_id`, or (None) each with its own."""
+def cmd_serve(args: Any, session: Callable[[], str | None] = lambda: None) -> int:
+    """Listen on 127.0.0.1:PORT first (a port in use is one line, before any host starts),
+    then serve tabs attached to the hosted session `session()` names, or (None) each with
+    its own."""
     try:
         from textual_serve.server import Server
     except ImportError:
         print("raw-tui: serve needs the textual-serve package (pip install textual-serve)",
               file=sys.stderr)
         return 1
-    reopen = getattr(args, "continue_", False) or getattr(args, "resume", None)
-    if session_id is None and reopen:
-        print("raw-tui: serve starts a new session per tab; --continue/--resume are ignored",
-              file=sys.stderr)
-    elif session_id is not None:
-        print(f"raw-tui: serving session {session_id} (raw-tui attach {session_id} from a "
-              f"terminal)", file=sys.stderr)
-    server = Server(shlex.join(app_command(args, session_id)), host=HOST, port=args.port,
-                    title=TITLE)
-    server.serve()
+    if not 0 <= args.port <= 65535:
+        print(f"raw-tui: serve: --port {args.port}: not a port (0-65535)", file=sys.stderr)
+        return 2
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((HOST, args.port))
+        listener.listen(128)
+    except OSError as err:
+        listener.close()
+        print(f"raw-tui: serve: {HOST}:{args.port}: {err.strerror or err}", file=sys.stderr)
+        return 1
+    try:
+        session_id = session()
+        reopen = getattr(args, "continue_", False) or getattr(args, "resume", None)
+        if session_id is None and reopen:
+            print("raw-tui: serve starts a new session per tab; --continue/--resume are "
+                  "ignored", file=sys.stderr)
+        elif session_id is not None:
+            print(f"raw-tui: serving session {session_id} (raw-tui attach {session_id} from a "
+                  f"terminal)", file=sys.stderr)
+        from .serve_guard import Guard
+
+        guard = Guard(listener.getsockname()[1])
+        server = _guarded(Server)(shlex.join(app_command(args, session_id)), guard, listener)
+        server.serve()
+    finally:
+        listener.close()
     return 0
+
+
+def _guarded(server_class: type) -> type:
+    """textual-serve's Server behind the guard, with raw-tui's page and start-up lines."""
+    from aiohttp import web
+
+    from .serve_page import TITLE, handle_index
+
+    class GuardedServer(server_class):
+        def __init__(self, command: str, guard: Any, listener: socket.socket) -> None:
+            super().__init__(command, host=HOST, port=guard.port, title=TITLE)
+            self.guard = guard
+            self.listener = listener
+
+        def serve(self, debug: bool = False) -> None:
+            """textual-serve's serve(), on the socket already listening."""
+            self.debug = debug
+            self.initialize_logging()
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, self.request_exit)
+            web.run_app(self._make_app(), sock=self.listener, handle_signals=False, loop=loop,
+                         print=lambda *args: None)
+
+        async def _make_app(self) -> web.Application:
+            app = web.Application(middlewares=[self.guard.middleware])
+            app.add_routes([
+                web.get("/", handle_index, name="index"),
+                web.get("/ws", self.handle_websocket, name="websocket"),
+                web.get("/download/{key}", self.handle_download, name="download"),
+                web.static("/static", self.statics_path, name="static"),
+            ])
+            app.on_startup.append(self.on_startup)
+            app.on_shutdown.append(self.on_shutdown)
+            return app
+
+        async def on_startup(self, app: web.Application) -> None:
+            print(f"raw-tui: serving on {self.guard.url}\n"
+                  f"raw-tui: open that URL (it holds this run's token); Ctrl+C stops serving",
+                  flush=True)
+
+    return GuardedServer

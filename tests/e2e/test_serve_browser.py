@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_serve_http import server  # the served demo in an isolated place
+from tests.e2e.serve_kit import served  # the served demo in an isolated place
 from tests.e2e.terminal_kit import RAW_TUI, demo_note, isolated_env, place
 
-__all__ = ["place", "server"]
+__all__ = ["place", "served"]
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -47,7 +47,7 @@ def _tab_attached(place: Path) -> bool:
     rows = listing.stdout.splitlines()
     if not rows:
         return False
-    socket = Path(env["XDG_STATE_HOME"]) / "raw-tui" / "sockets" / f"{rows[0].split()[0]}.sock"
+    socket = Path(env["XDG_RUNTIME_DIR"]) / "raw-tui" / f"{rows[0].split()[0]}.sock"
     status = probe(socket)
     return status is not None and status.clients >= 1
 
@@ -62,15 +62,20 @@ def _wait_for(what: str, check, timeout: float = 60.0):
         time.sleep(0.3)
 
 
-def test_a_browser_types_a_prompt_and_approves_a_write(server, tmp_path):
-    url, place = server
+def test_a_browser_types_a_prompt_and_approves_a_write(served, tmp_path):
+    place = served.place
     note = demo_note(isolated_env(place))
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                      args=["--no-sandbox", "--disable-gpu"])
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 800})
-            page.goto(url + "/")
+            outside: list[str] = []  # every request the page makes that leaves the machine
+            page.on("request", lambda r: None if r.url.startswith(served.url + "/")
+                    or r.url.startswith(served.url.replace("http", "ws") + "/")
+                    else outside.append(r.url))
+            page.goto(served.token_url)  # the cookie, then the page without the token
+            assert page.url == served.url + "/"
             page.wait_for_selector("canvas", timeout=30000)
             # the tab's own app process starts and attaches to the session serve hosts
             _wait_for("the session to start", lambda: any(
@@ -92,5 +97,7 @@ def test_a_browser_types_a_prompt_and_approves_a_write(server, tmp_path):
             assert decisions and decisions[0]["allow"] is True
             prompts = [e["text"] for e in _stored_events(place) if e["type"] == "user_message"]
             assert prompts[0] == "hello from chromium"
+            assert outside == []
+            assert served.refusals() == []
         finally:
             browser.close()

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -17,9 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.e2e.serve_kit import served
 from tests.e2e.terminal_kit import RAW_TUI, demo_note, isolated_env, place
 
-__all__ = ["place"]
+__all__ = ["place", "served"]
 
 pytest.importorskip("textual_serve")
 aiohttp = pytest.importorskip("aiohttp")
@@ -28,73 +27,20 @@ TAB_TIMEOUT_S = 120.0
 ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
-def server(place):
-    env = isolated_env(place)
-    port = free_port()
-    proc = subprocess.Popen([str(RAW_TUI), "serve", "--port", str(port)], cwd=place / "w",
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    try:
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"serve exited: {proc.stdout.read().decode()}")
-            try:
-                httpx.get(url + "/", timeout=2)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        yield url, place
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    # every tab's app ended with the server (the session's host outlives it by design; the
-    # autouse fixture ends it)
-    assert _tab_apps_left(place) == []
-
-
-def _tab_apps_left(place: Path, timeout: float = 10.0) -> list[str]:
-    deadline = time.monotonic() + timeout
-    while True:
-        left = [cmd for cmd in _command_lines() if str(place) in cmd and "raw_tui.host" not in cmd]
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.1)
-
-
-def _command_lines() -> list[str]:
-    lines = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                data = (entry / "cmdline").read_bytes()
-                if "\nState:\tZ" not in (entry / "status").read_text():
-                    lines.append(data.replace(b"\0", b" ").decode(errors="replace"))
-            except OSError:
-                continue
-    return lines
+def server(served):
+    """The served demo (every tab's app ends with the server: `served` checks)."""
+    return served
 
 
 def test_serve_answers_with_the_page_on_localhost(server):
-    url, _ = server
-    page = httpx.get(url + "/", timeout=10)
+    url, cookie = server.url, server.cookie_header()
+    page = httpx.get(url + "/", timeout=10, headers=cookie)
     assert page.status_code == 200
     assert "text/html" in page.headers["content-type"]
     assert "raw-tui" in page.text and "/ws" in page.text
-    assert httpx.get(url + "/static/js/textual.js", timeout=10).status_code == 200
+    assert httpx.get(url + "/static/js/textual.js", timeout=10,
+                     headers=cookie).status_code == 200
 
 
 async def _screen_until(ws, needle: bytes, seen: bytearray, timeout: float = 30.0) -> bytes:
@@ -117,12 +63,13 @@ async def _screen_until(ws, needle: bytes, seen: bytearray, timeout: float = 30.
 
 
 def test_a_browser_tab_runs_the_demo(server):
-    url, place = server
+    url, place = server.url, server.place
+    headers = server.ws_headers()
 
     async def tab() -> None:
         async with aiohttp.ClientSession() as http:
             ws_url = url.replace("http", "ws") + "/ws?width=100&height=30"
-            async with http.ws_connect(ws_url) as ws:
+            async with http.ws_connect(ws_url, headers=headers) as ws:
                 seen = bytearray()
                 await _screen_until(ws, b"idle", seen)
                 await _screen_until(ws, b"^q quit", seen)
@@ -157,13 +104,14 @@ def test_a_browser_tab_and_a_terminal_client_share_the_hosted_session(server):
     from raw_tui import commands
     from raw_tui.host.client import HostClient
 
-    url, place = server
+    url, place = server.url, server.place
     env = isolated_env(place)
+    headers = server.ws_headers()
 
     async def tab() -> None:
         async with aiohttp.ClientSession() as http:
             ws_url = url.replace("http", "ws") + "/ws?width=100&height=30"
-            async with http.ws_connect(ws_url) as ws:
+            async with http.ws_connect(ws_url, headers=headers) as ws:
                 seen = bytearray()
                 await _screen_until(ws, b"^q quit", seen)
                 await ws.send_json(["stdin", "hello from a browser"])
@@ -175,7 +123,7 @@ def test_a_browser_tab_and_a_terminal_client_share_the_hosted_session(server):
                 (row,) = listing.stdout.splitlines()
                 assert "live (waiting for approval)" in row
                 session_id = row.split()[0]
-                sockets = Path(env["XDG_STATE_HOME"]) / "raw-tui" / "sockets"
+                sockets = Path(env["XDG_RUNTIME_DIR"]) / "raw-tui"
                 terminal = await HostClient.connect(sockets / f"{session_id}.sock")
                 assert terminal.snapshot.clients == 2
                 (request,) = terminal.snapshot.approvals

@@ -250,7 +250,9 @@ async def test_wrong_version_and_silent_client(tmp_path, monkeypatch):
         assert isinstance(bye, wire.Bye) and bye.reason == "version"
         writer.close()
         reader, writer = await asyncio.open_unix_connection(os.fspath(path))
-        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed after the timeout
+        silent = wire.decode_host(await asyncio.wait_for(reader.readline(), 5))
+        assert isinstance(silent, wire.Bye) and silent.reason == "bad_frame"  # as documented
+        assert await asyncio.wait_for(reader.read(), 5) == b""  # then closed
         writer.close()
         await wait_until(lambda: not host.clients)
     finally:

@@ -207,6 +207,7 @@ def test_another_uid_is_refused(tmp_path):
         # the directory (0700) keeps others out ...
         assert as_nobody(host.socket) == "refused: PermissionError"
         # ... and were it opened up, the peer's uid still is
+        os.chmod(host.socket.parent.parent, 0o711)
         os.chmod(host.socket.parent, 0o711)
         os.chmod(host.socket, 0o666)
         out = as_nobody(host.socket)
