@@ -11,6 +11,7 @@ After a tool action the model learns, with the next user message, `action_note(.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import uuid
 from dataclasses import dataclass
@@ -162,9 +163,20 @@ async def run_panel_action(session: Any, command: Any) -> Any:
         title = (document or {}).get("title") or declaration.title
 
         async def dispatch(arguments: Any, *, source: str) -> Any:
-            report = await session.dispatcher.dispatch(
-                owner, arguments, call_id=f"ua_{uuid.uuid4().hex[:12]}", source=source,
-                cancel=getattr(session, "actions_cancel", None))
+            call_id = f"ua_{uuid.uuid4().hex[:12]}"
+            cancel = asyncio.Event()  # the session's cancel sets it (session.cancel_actions)
+            closing = getattr(session, "actions_cancel", None)
+            if closing is not None and closing.is_set():
+                cancel.set()
+            running = getattr(session, "running_actions", None)
+            if running is not None:
+                running[call_id] = cancel
+            try:
+                report = await session.dispatcher.dispatch(owner, arguments, call_id=call_id,
+                                                           source=source, cancel=cancel)
+            finally:
+                if running is not None:
+                    running.pop(call_id, None)
             return report.result
 
         outcome = await run_tool_action(action, target, title=title, owner=owner,

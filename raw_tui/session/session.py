@@ -124,6 +124,8 @@ class Session:
         self._turn_task: asyncio.Task | None = None
         self._cancel = asyncio.Event()
         self.actions_cancel = asyncio.Event()  # set at close: stops panel tool actions
+        # panel tool actions running now: call id -> its own cancel signal (panels/actions.py)
+        self.running_actions: dict[str, asyncio.Event] = {}
         self._closed = False
         self._session_ended = False  # SessionEnd hooks ran (a last turn runs them itself)
         if store is not None:
@@ -216,6 +218,8 @@ class Session:
         self._closed = True
         self.interactions.close()  # first: a form left pending is interrupted, not cancelled
         self.actions_cancel.set()  # panel tool actions still running are cancelled
+        for signal in self.running_actions.values():
+            signal.set()
         if self._turn_task is not None and not self._turn_task.done():
             self.cancel()
             done, _ = await asyncio.wait({self._turn_task}, timeout=CLOSE_GRACE_S)
@@ -361,8 +365,11 @@ class Session:
             await asyncio.shield(self._turn_task)
 
     def cancel(self) -> bool:
+        """Cancel the turn and every panel tool action running now (what waits is
+        cancelled; nothing runs after its cancel)."""
+        stopped = self.cancel_actions()
         if self.state != "running":
-            return False
+            return stopped
         self.state = "cancelling"
         self._cancel.set()
         self._publish_state()
@@ -638,6 +645,14 @@ class Session:
         return True
 
     # panel actions -----------------------------------------------------------------------
+    def cancel_actions(self) -> bool:
+        """End every panel tool action running now: one waiting for its approval is denied
+        (its handler never runs), any other is cancelled. True when there was one."""
+        for call_id, signal in list(self.running_actions.items()):
+            if self.approver is None or not self.approver.answer(call_id, False):
+                signal.set()
+        return bool(self.running_actions)
+
     async def panel_action(self, command: cmd.PanelAction) -> cmd.Reply:
         from ..panels.actions import run_panel_action
 

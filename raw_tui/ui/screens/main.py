@@ -85,6 +85,7 @@ class MainScreen(Screen):
         self.sidebar_forced = False  # shown because a question arrived there
         self.cursor_blink = False
         self.editing: UserMessageView | None = None  # the prompt the composer edits
+        self.actions_running = 0  # panel actions sent and not answered yet (Esc cancels them)
 
     # layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -723,8 +724,12 @@ class MainScreen(Screen):
 
     async def run_panel_action(self, panel: str, action: dict, block: str | None = None,
                                item: str | None = None) -> None:
-        reply = await self.app.send(PanelAction(panel=panel, action=str(action.get("id")),
-                                                block=block, item=item))
+        self.actions_running += 1
+        try:
+            reply = await self.app.send(PanelAction(panel=panel, action=str(action.get("id")),
+                                                    block=block, item=item))
+        finally:
+            self.actions_running -= 1
         if reply.ok and reply.draft is not None:
             composer = self.composer
             composer.set_draft(reply.draft)
@@ -745,8 +750,8 @@ class MainScreen(Screen):
             self.stop_editing()
             self.composer.clear()
             return
-        if self.status_line.status.state == "running":
-            await self.app.send(Cancel())
+        if self.status_line.status.state == "running" or self.actions_running:
+            await self.app.send(Cancel())  # the turn, and panel actions still running
 
     def action_toggle_sidebar(self) -> None:
         self.sidebar_forced = False
