@@ -23,6 +23,7 @@ from ..tools.result import normalize
 from .declaration import ActionDeclaration, PanelDeclaration
 from .errors import PanelError
 from .blocks import item_spec, walk
+from .blocks.base import item_list
 from .templates import SCOPES, TemplateError, fill
 
 USER_ACTION = "user_action"
@@ -134,7 +135,7 @@ def item_label(document: Any, block_id: str | None, item_id: str | None) -> str 
         spec = item_spec(block)
         if spec is None:
             return None
-        for item, _at, _depth in walk(block.get(spec.field) or [], spec, ()):
+        for item, _at, _depth in walk(item_list(block, spec), spec, ()):
             if item.get(spec.key) == item_id:
                 return item.get("label") or item.get("text") or item.get(spec.key)
     return None

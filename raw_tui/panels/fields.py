@@ -153,6 +153,28 @@ def any_json(value: Any, at: At, depth: int = 0) -> None:
         raise Invalid(at, "must be a JSON value")
 
 
+_REF = frozenset({"path", "line"})
+
+
+def ref(value: Any, at: At) -> dict:
+    """Where an item points: `{path, line?}` (a file, a line of it from 1)."""
+    from .limits import MAX_PATH
+
+    obj(value, at, _REF, ("path",))
+    text(value["path"], at + ("path",), min_chars=1, max_chars=MAX_PATH)
+    if "line" in value:
+        integer(value["line"], at + ("line",), minimum=1)
+    return value
+
+
+def ref_text(value: Any) -> str:
+    """` (path:line)` for an item's ref, or nothing."""
+    if not isinstance(value, dict) or not value.get("path"):
+        return ""
+    line = f":{value['line']}" if value.get("line") else ""
+    return f" ({value['path']}{line})"
+
+
 def unique(ids: Iterable[tuple[str, At]], what: str = "id") -> None:
     seen: set[str] = set()
     for value, at in ids:

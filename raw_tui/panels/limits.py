@@ -46,6 +46,10 @@ MAX_FILES = 200  # raw-tui
 MAX_LABEL = 500  # raw-tui: item labels, notes, cells, event texts
 MAX_KEY = 80  # raw-tui: key_value keys, column labels
 MAX_PATH = 1024  # raw-tui
+MAX_FALLBACK_BYTES = 4 * 1024  # any block's `fallback`
+MAX_DETAIL = 200  # a step's `detail`
+MAX_EVENT_DETAIL = 1000  # a timeline event's `detail`
+MAX_TIMELINE_KEEP = 200  # a timeline block's `max` (events kept by append_events)
 
 # The [Raw panel state] reminder after a compaction (raw-tui)
 REMINDER_PANEL_BYTES = 2048
