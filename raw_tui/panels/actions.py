@@ -172,10 +172,12 @@ async def run_panel_action(session: Any, command: Any) -> Any:
             running = getattr(session, "running_actions", None)
             if running is not None:
                 running[call_id] = cancel
+            session.panels.expect_action(call_id, panel_id)  # a receipt even if it writes none
             try:
                 report = await session.dispatcher.dispatch(owner, arguments, call_id=call_id,
                                                            source=source, cancel=cancel)
             finally:
+                session.panels.forget_action(call_id)
                 if running is not None:
                     running.pop(call_id, None)
             return report.result

@@ -17,6 +17,7 @@ MAX_REJECTED_RECEIPTS_PER_CALL = 200
 MAX_PATCHES_PER_UPDATE = 200  # raw-tui
 FRAME_INTERVAL = 0.1  # seconds between live panel_state frames of one panel
 MAX_REJECTION_LINES = 5
+MAX_RECEIPT_BYTES = 1024  # a panel_receipt event as JSON, as Raw bounds its receipts
 
 # Documents
 MAX_DOCUMENT_BYTES = 64 * 1024
