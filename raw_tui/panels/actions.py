@@ -52,6 +52,13 @@ def find_action(declaration: PanelDeclaration, action_id: str) -> ActionDeclarat
 
 def _check_target(action: ActionDeclaration, target: ActionTarget) -> None:
     need = SCOPES.index(action.scope)
+    # what the scope does not take is refused, not ignored (as Raw's resolveAction)
+    if need == 0 and (target.block or target.item):
+        raise PanelError(PANEL_INVALID, f"action {action.id} is a panel action: it takes no "
+                                        f"block or item")
+    if need == 1 and target.item:
+        raise PanelError(PANEL_INVALID, f"action {action.id} is a block action: it takes no "
+                                        f"item")
     if need >= 1 and not target.block:
         raise PanelError(PANEL_INVALID, f"action {action.id} needs a block")
     if need >= 2 and not target.item:
@@ -152,6 +159,8 @@ async def run_panel_action(session: Any, command: Any) -> Any:
         return Reply(ok=False, code=PANEL_UNDECLARED, message=f"no panel {command.panel}")
     try:
         action = find_action(declaration, command.action)
+        _check_target(action, ActionTarget(panel=panel_id, block=command.block,
+                                           item=command.item))
         _revision, document = session.panels.get(command.panel)
         check_shown(command.panel, document, command.block, command.item)
         target = ActionTarget(panel=panel_id, block=command.block, item=command.item,

@@ -209,6 +209,25 @@ def _templates(reader: _Reader, value: Any, at: list[str | int], scope: str) -> 
         raise reader.fail(err.at, err.message) from None
 
 
+def plan_panel(tools: Any) -> tuple[str | None, list[str]]:
+    """The full id of the one panel that mirrors the ACP plan: the first declared with
+    `acp_plan` over `tools` (in `tools.use` order), and a warning for each later one, whose
+    flag is ignored (as Raw)."""
+    first: str | None = None
+    warnings: list[str] = []
+    for tool in tools:
+        for declaration in getattr(tool, "declarations", None) or ():
+            if not getattr(declaration, "acp_plan", False):
+                continue
+            full = f"{tool.identity}#{declaration.id}"
+            if first is None:
+                first = full
+            else:
+                warnings.append(f"panel {full}: acp_plan ignored, {first} already mirrors "
+                                f"the ACP plan")
+    return first, warnings
+
+
 def implicit_declaration(panel_id: str, owner: str) -> PanelDeclaration:
     """The declaration of a panel whose owner cannot declare one (an MCP server, an ACP
     client): sidebar, no context, titled by its id, with the `submit` and `cancel` response

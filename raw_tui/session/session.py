@@ -137,6 +137,10 @@ class Session:
         self.panels = PanelHost(self.bus)
         for tool in agent.tools.tools:  # actions and reminders of restored panels need these
             self.panels.register(tool.identity, tool.declarations)
+        from ..panels.declaration import plan_panel
+
+        # the one panel sent as the ACP plan; a warning for each other acp_plan (at open)
+        self.plan_panel, self._plan_warnings = plan_panel(agent.tools.tools)
         if history:
             self.panels.restore([e for e in history if isinstance(e, ev.PanelState)])
         self.interactions = Interactions(self.bus, attached=interactive if forms is None else forms,
@@ -156,6 +160,9 @@ class Session:
         """Attach: publish session_start and run SessionStart hooks (once per attachment)."""
         self.bus.publish(ev.SessionStart(session_id=self.session_id, agent=self.agent.name))
         self._publish_state()
+        for warning in self._plan_warnings:  # once: a second attachment knows them
+            self._warn(warning)
+        self._plan_warnings = []
         self.start_mcp()
         await self.hooks.session_start("resume" if self.resumed else "create")
         if watch:

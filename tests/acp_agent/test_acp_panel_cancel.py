@@ -1,7 +1,8 @@
-"""`session/cancel` ends a `_raw/panel/action` at once (issue 18, item 1): waiting for its
-permission, the action is denied (-32004, as a cancelled permission is a denial: MCP-ACP.md
-§2.3) and a late "allow" from the client runs nothing; with its handler running, it ends
-cancelled (-32006) and the handler's code after its await never runs."""
+"""Panels over ACP as Raw (issue 18). `session/cancel` ends a `_raw/panel/action` at once
+(item 1): waiting for its permission, the action is denied (-32004, as a cancelled permission
+is a denial: MCP-ACP.md §2.3) and a late "allow" from the client runs nothing; with its
+handler running, it ends cancelled (-32006) and the handler's code after its await never
+runs. Only the first `acp_plan` panel sends plans (item 7)."""
 
 from __future__ import annotations
 
@@ -50,3 +51,37 @@ async def test_cancel_ends_a_panel_action_whose_handler_runs(tmp_path):
         assert err.code == -32006 and err.data == {"code": "cancelled"}
         await asyncio.sleep(0.3)
         assert not (r.work / "ran").exists()
+
+
+PLAN_TOOL = '''
+def handler(args, ctx):
+    return {"content": [{"type": "panel", "panel": "steps", "op": "replace", "document": {
+        "blocks": [{"id": "c", "kind": "checklist", "items": [
+            {"id": "a", "label": args["label"], "status": "in_progress", "priority": "high",
+             "children": [{"id": "b", "label": "under", "status": "skipped"}]}]}]}}]}
+'''
+PLAN_PANELS = [{"id": "steps", "title": "Steps", "acp_plan": True}]
+PLAN_SCHEMA = {"type": "object", "properties": {"label": {"type": "string"}}}
+
+
+async def test_only_the_first_acp_plan_panel_sends_plans_and_the_rest_warn(tmp_path):
+    """Raw: tests/panels-declarations.test.ts, "only the first acp_plan panel keeps the flag;
+    the rest are cleared with a warning"; the plan carries Raw's `priority` and `children`
+    (MCP-ACP.md §2.4)."""
+    tools = {name: (PLAN_TOOL, {"panels": PLAN_PANELS, "schema": PLAN_SCHEMA})
+             for name in ("first", "second")}
+    calls = [{"tool_calls": [{"name": "second", "arguments": {"label": "from second"}}]},
+             {"tool_calls": [{"name": "first", "arguments": {"label": "from first"}}]},
+             {"text": "ok"}]
+    async with rig(tmp_path, calls, tools=tools, use=["agent/first", "agent/second"]) as r:
+        sid = await r.start(raw={"panelsV2": True})
+        await r.prompt(sid, "plan")
+    plans = [[(e.content, e.status, e.priority) for e in u.entries] for u in r.client.of("plan")]
+    assert plans == [[("from first", "in_progress", "high"), ("under", "completed", "medium")]]
+    thoughts = r.client.text("agent_thought_chunk")
+    assert "panel agent/second#steps: acp_plan ignored, agent/first#steps already mirrors" \
+        in thoughts
+    second = [p for m, p in r.client.ext_notifications if p["panel"] == "agent/second#steps"]
+    first = [p for m, p in r.client.ext_notifications if p["panel"] == "agent/first#steps"]
+    assert first[0]["declaration"]["acp_plan"] is True
+    assert second and second[0]["declaration"].get("acp_plan", False) is False
