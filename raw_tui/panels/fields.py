@@ -10,7 +10,7 @@ import math
 from typing import Any, Iterable
 
 from .errors import Invalid
-from .limits import MAX_ID
+from .limits import MAX_ID, MAX_ITEM_ID
 
 At = tuple[str | int, ...]
 
@@ -81,6 +81,18 @@ def text(value: Any, at: At, *, max_chars: int | None = None, max_bytes: int | N
             raise Invalid(at, f"at most {max_bytes} bytes")
     if has_control(value):
         raise Invalid(at, "control characters other than newline and tab are not allowed")
+    return value
+
+
+_ITEM_CHARS = _ID_CHARS | {"."}
+
+
+def item_ident(value: Any, at: At) -> str:
+    """Item ids of checklists, steps, table rows and columns, timeline events: Raw's
+    ^[A-Za-z0-9_.-]{1,64}$ (block ids stay ^[A-Za-z0-9_-]{1,32}$, as Raw's)."""
+    if not (isinstance(value, str) and 0 < len(value) <= MAX_ITEM_ID
+            and _ITEM_CHARS.issuperset(value)):
+        raise Invalid(at, "must match ^[A-Za-z0-9_.-]{1,64}$")
     return value
 
 

@@ -26,7 +26,8 @@ MAX_SUBTITLE = 120
 MAX_SUMMARY = 120
 MAX_CONTEXT_SUMMARY_BYTES = 2048
 MAX_BLOCKS = 20
-MAX_ID = 32
+MAX_ID = 32  # panel and block ids
+MAX_ITEM_ID = 64  # item ids (Raw's)
 
 # Blocks
 MAX_FORM_FIELDS = 8

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from .blocks import KINDS, ItemSpec, check_structure, validate_block
 from .blocks.base import block_child_field, child_field, children_of, list_field
 from .errors import Invalid
-from .fields import At, array, ident, integer, obj
+from .fields import At, array, ident, integer, item_ident, obj
 from .document import FIELDS
 from .limits import MAX_BLOCKS, MAX_PATCHES_PER_UPDATE
 
@@ -155,7 +155,8 @@ def _upsert_items(work: _Work, patch: dict, at: At) -> None:
         if parent is None:
             grew |= _upsert_one(block, spec, item, here, None)
         else:
-            grew |= _upsert_one(block, spec, item, here, ident(parent, at + ("parent",)))
+            grew |= _upsert_one(block, spec, item, here,
+                                item_ident(parent, at + ("parent",)))
     if grew:
         check_structure(block, spec, (), blame=at + ("items",))
 

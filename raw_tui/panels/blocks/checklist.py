@@ -7,7 +7,7 @@ on an item)."""
 from __future__ import annotations
 
 from ..errors import Invalid
-from ..fields import At, array, choice, ident, obj, ref, ref_text, text
+from ..fields import At, array, choice, item_ident, obj, ref, ref_text, text
 from ..limits import MAX_CHECKLIST_DEPTH, MAX_CHECKLIST_ITEMS, MAX_LABEL
 from ..textfmt import Style
 from .base import BlockKind, ItemSpec, children_of, validate_items
@@ -20,7 +20,7 @@ _ITEM = frozenset({"id", "label", "status", "priority", "note", "ref", "items", 
 
 def validate_item(item: object, at: At, depth: int, block: dict) -> None:
     obj(item, at, _ITEM, ("id", "label"))
-    ident(item["id"], at + ("id",))
+    item_ident(item["id"], at + ("id",))
     text(item["label"], at + ("label",), min_chars=1, max_chars=MAX_LABEL)
     if "status" in item:
         choice(item["status"], at + ("status",), STATUSES)

@@ -5,7 +5,7 @@ A step: `{id, label, status?, detail?, note?, started_at?, ended_at?}` (`detail`
 
 from __future__ import annotations
 
-from ..fields import At, choice, ident, integer, obj, text
+from ..fields import At, choice, integer, item_ident, obj, text
 from ..limits import MAX_DETAIL, MAX_FIELD_LABEL, MAX_LABEL, MAX_STEPS
 from ..textfmt import Style
 from .base import BlockKind, ItemSpec, validate_items
@@ -16,7 +16,7 @@ _ITEM = frozenset({"id", "label", "status", "note", "detail", "started_at", "end
 
 def validate_item(item: object, at: At, depth: int, block: dict) -> None:
     obj(item, at, _ITEM, ("id", "label"))
-    ident(item["id"], at + ("id",))
+    item_ident(item["id"], at + ("id",))
     text(item["label"], at + ("label",), min_chars=1, max_chars=MAX_FIELD_LABEL)
     if "status" in item:
         choice(item["status"], at + ("status",), STATUSES)

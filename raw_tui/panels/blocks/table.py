@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..errors import Invalid
-from ..fields import At, array, choice, ident, obj, ref, ref_text, scalar, text, unique
+from ..fields import (At, array, choice, item_ident, obj, ref, ref_text, scalar, text,
+                      unique)
 from ..limits import MAX_KEY, MAX_LABEL, MAX_TABLE_COLUMNS, MAX_TABLE_ROWS
 from ..textfmt import Style, clip, pad, width
 from .base import BlockKind, ItemSpec, validate_items
@@ -19,7 +20,7 @@ MAX_CELL_WIDTH = 40
 
 def validate_row(row: object, at: At, depth: int, block: dict) -> None:
     obj(row, at, _ROW, ("id", "cells"))
-    ident(row["id"], at + ("id",))
+    item_ident(row["id"], at + ("id",))
     if "status" in row:
         choice(row["status"], at + ("status",), STATUSES)
     if "ref" in row:
@@ -44,7 +45,7 @@ def validate(block: dict, at: At) -> None:
     for i, column in enumerate(columns):
         here = at + ("columns", i)
         obj(column, here, _COLUMN, ("id", "label"))
-        ident(column["id"], here + ("id",))
+        item_ident(column["id"], here + ("id",))
         text(column["label"], here + ("label",), max_chars=MAX_KEY)
         if "align" in column:
             choice(column["align"], here + ("align",), ALIGNS)
@@ -69,14 +70,13 @@ def render(block: dict, style: Style) -> list[str]:
         grid = [[style.status[row["status"]] if "status" in row else ""] + cells
                 for row, cells in zip(rows, grid)]
         heads, aligns = [""] + heads, ["left"] + aligns
-    grid = [cells[:-1] + [cells[-1] + ref_text(row.get("ref"))] for row, cells in zip(rows, grid)]
     widths = [max([width(heads[i])] + [width(r[i]) for r in grid]) for i in range(len(heads))]
 
     def line(cells: list[str]) -> str:
         return "  ".join(pad(cell, widths[i], aligns[i]) for i, cell in enumerate(cells)).rstrip()
 
     out = [line(heads), "  ".join(style.rule * w for w in widths)]
-    out.extend(line(cells) for cells in grid)
+    out.extend(line(cells) + ref_text(row.get("ref")) for row, cells in zip(rows, grid))
     return out
 
 

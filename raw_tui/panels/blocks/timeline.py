@@ -9,7 +9,7 @@ from __future__ import annotations
 import time as _time
 
 from ..errors import Invalid
-from ..fields import At, choice, ident, integer, obj, text
+from ..fields import At, choice, integer, item_ident, obj, text
 from ..limits import MAX_EVENT_DETAIL, MAX_LABEL, MAX_TIMELINE_EVENTS, MAX_TIMELINE_KEEP
 from ..textfmt import Style, pad, width
 from .base import BlockKind, ItemSpec, validate_items
@@ -25,7 +25,7 @@ def validate_event(event: object, at: At, depth: int, block: dict) -> None:
     if "text" in event and "label" in event:
         raise Invalid(at + ("label",), "an event has one of label and text")
     if "id" in event:
-        ident(event["id"], at + ("id",))
+        item_ident(event["id"], at + ("id",))
     if "time" in event:
         text(event["time"], at + ("time",), max_chars=40)
     if "at" in event:

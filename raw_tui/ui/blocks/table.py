@@ -1,6 +1,6 @@
 """`table`: a header, a rule, then one row per table row (named by its id), columns aligned
 as declared (Raw's `start`/`end` are left/right), cells clipped to MAX_CELL cells; rows with
-a `status` get its glyph first, a row's `ref` follows its last cell."""
+a `status` get its glyph first, a row's `ref` follows the row."""
 
 from __future__ import annotations
 
@@ -35,8 +35,6 @@ def rows(block: dict) -> list[Row]:
     table_rows = block.get("rows") or []
     grid = [[_clip(scalar(row.get("cells", {})[c["id"]])) if c["id"] in row.get("cells", {})
              else "" for c in columns] for row in table_rows]
-    grid = [cells[:-1] + [cells[-1] + ref_text(row.get("ref"))] if cells else cells
-            for row, cells in zip(table_rows, grid)]
     heads = [_clip(str(c.get("label", ""))) for c in columns]
     widths = [max([cell_len(heads[i])] + [cell_len(r[i]) for r in grid])
               for i in range(len(columns))]
@@ -55,5 +53,7 @@ def rows(block: dict) -> list[Row]:
             text.append_text(status_glyph(row["status"]) if "status" in row else Text(" "))
             text.append(" ")
         text.append(line(cells))
+        if ref_text(row.get("ref")):  # after the row: columns keep their widths
+            text.append(ref_text(row.get("ref")), style="cyan")
         out.append((row.get("id"), text))
     return out

@@ -85,6 +85,12 @@ def test_children_count_toward_200_items_and_nest_at_most_3_levels():
         validate_document(doc(checklist([nest(3)])))
     with pytest.raises(Invalid, match="duplicate"):
         validate_document(doc(checklist([item(1, children=[item(1)])])))
+    # item ids are Raw's: dots, up to 64 characters (block ids stay at 32, no dot)
+    validate_document(doc(checklist([{**item(1), "id": "a.b-" + "x" * 60}])))
+    with pytest.raises(Invalid, match="64"):
+        validate_document(doc(checklist([{**item(1), "id": "x" * 65}])))
+    with pytest.raises(Invalid):
+        validate_document(doc({"id": "a.b", "kind": "markdown", "text": ""}))
     with pytest.raises(Invalid, match="one of items or children"):
         validate_document(doc(checklist([item(1, children=[], items=[])])))
 
