@@ -163,6 +163,7 @@ async def run_panel_action(session: Any, command: Any) -> Any:
                                            item=command.item))
         _revision, document = session.panels.get(command.panel)
         check_shown(command.panel, document, command.block, command.item)
+        check_applies(action, document, command.block, command.item)
         target = ActionTarget(panel=panel_id, block=command.block, item=command.item,
                               item_label=item_label(document, command.block, command.item))
         if action.kind == "prompt":
@@ -214,6 +215,39 @@ def check_shown(panel: str, document: Any, block: str | None, item: str | None) 
         raise PanelError(PANEL_INVALID, f"panel {panel} has no block {block!r}")
     if item is not None and item_label(document, block, item) is None:
         raise PanelError(PANEL_INVALID, f"panel {panel} has no item {item!r} in block {block!r}")
+
+
+def check_applies(action: ActionDeclaration, document: Any, block: str | None,
+                  item: str | None) -> None:
+    """Raw's `blocks` and `when` of an action: the blocks it applies to, the statuses of the
+    items it is offered for (as Raw's resolveAction)."""
+    if action.blocks is not None and block not in action.blocks:
+        raise PanelError(PANEL_INVALID, f"action {action.id} does not apply to block {block!r}")
+    if action.when is None:
+        return
+    if action.scope != "item":
+        raise PanelError(PANEL_INVALID, f"action {action.id} is only offered for items with "
+                                        f"a status")
+    status = item_field(document, block, item, "status") or "pending"
+    if status not in action.when.status:
+        raise PanelError(PANEL_INVALID, f"action {action.id} is not available for an item "
+                                        f"with status {status}")
+
+
+def item_field(document: Any, block_id: str | None, item_id: str | None, name: str) -> Any:
+    """A field of an item of a block (None when there is no such item or field)."""
+    if document is None or block_id is None or item_id is None:
+        return None
+    for block in document.get("blocks") or []:
+        if block.get("id") != block_id:
+            continue
+        spec = item_spec(block)
+        if spec is None:
+            return None
+        for found, _at, _depth in walk(item_list(block, spec), spec, ()):
+            if found.get(spec.key) == item_id:
+                return found.get(name)
+    return None
 
 
 def _respond(session: Any, panel: str, response: str) -> Any:
