@@ -428,7 +428,8 @@ class CallPanels:
             record = self.host._record(full_id(self.owner, panel_id))
             title = self.declarations[panel_id].title
         document = record.document if record else None
-        self._rejections.append(PanelReceipt(
+        hold = self._rejections.append if not self._closed else self._publish  # late: now
+        hold(PanelReceipt(
             panel=bounded(panel_id or panel, MAX_LINE_PANEL),
             owner=bounded(owner, MAX_LINE_PANEL) or self.owner,
             title=(document or {}).get("title") or title,

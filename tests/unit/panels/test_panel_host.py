@@ -97,6 +97,9 @@ async def test_closed_context_after_the_handler_returned(call, rec):
     assert lines == ["panel plan update rejected: panel_closed_context the call has returned; "
                      "panels update only while it runs"]
     assert call.get("plan")[0] == 1
+    # a late update's rejection is kept too, at once (the call's receipts went out)
+    assert [r.error.code if r.error else None for r in rec.receipts()] == [
+        None, PANEL_CLOSED_CONTEXT, PANEL_CLOSED_CONTEXT]
 
 
 async def test_too_large(call):
