@@ -570,9 +570,12 @@ def config_warnings(config) -> list[str]:
     import json
 
     seen: dict[str, None] = dict.fromkeys(config.mcp_warnings())
+    from .panels.declaration import plan_panel
+
     for agent in config.agents.values():
         for tool in agent.tools.tools:
             seen.update(dict.fromkeys(tool.warnings))
+        seen.update(dict.fromkeys(plan_panel(agent.tools.tools)[1]))
     for name, agent in config.agents.items():
         identities = [tool.identity for tool in agent.tools.tools]
         for rule, later in agent.rules.never_deciding(identities):

@@ -465,7 +465,13 @@ def _declaration(session: Any, panel: str) -> Any:
     tool = session.agent.tools.by_identity.get(owner)
     if tool is None:
         return None
-    return next((d for d in tool.declarations if d.id == panel_id), None)
+    declaration = next((d for d in tool.declarations if d.id == panel_id), None)
+    if declaration is not None and declaration.acp_plan and \
+            panel != getattr(session, "plan_panel", panel):
+        import msgspec  # only the first acp_plan panel mirrors the plan (panels/declaration.py)
+
+        declaration = msgspec.structs.replace(declaration, acp_plan=False)
+    return declaration
 
 
 def connect(agent: RawAgent, writer: Any, reader: Any = None, *, listening: bool = True):

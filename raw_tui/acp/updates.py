@@ -178,6 +178,9 @@ def in_progress(call_id: str) -> dict[str, Any]:
     return {"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "in_progress"}
 
 
+PRIORITIES = ("high", "medium", "low")
+
+
 def plan(document: Any) -> dict[str, Any]:
     """A standard `plan` from a panel document: its first checklist flattened depth-first;
     a closed panel (no document) gives no entries."""
@@ -185,7 +188,9 @@ def plan(document: Any) -> dict[str, Any]:
     if isinstance(document, dict):
         checklist = next((b for b in document.get("blocks") or []
                           if isinstance(b, dict) and b.get("kind") == "checklist"), None)
-    entries = [{"content": str(item.get("label") or item.get("id") or ""), "priority": "medium",
+    entries = [{"content": str(item.get("label") or item.get("id") or ""),
+                "priority": item.get("priority") if item.get("priority") in PRIORITIES
+                else "medium",
                 "status": PLAN_STATUS.get(item.get("status"), "pending")}
                for item in _flatten((checklist or {}).get("items") or [])]
     return {"sessionUpdate": "plan", "entries": entries}
@@ -194,5 +199,5 @@ def plan(document: Any) -> dict[str, Any]:
 def _flatten(items: list[Any]):
     for item in items:
         if isinstance(item, dict):
-            yield item
-            yield from _flatten(item.get("items") or [])
+            yield item  # then its children: raw-tui's `items`, Raw's `children`
+            yield from _flatten(item.get("items") or item.get("children") or [])

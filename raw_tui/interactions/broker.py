@@ -262,6 +262,7 @@ class CallInteractions:
         except PanelError:
             call.close()
             raise
+        call.publish_receipts()  # now: the call stays open for the whole wait
         return call
 
     def _declaration(self, panel: Any) -> PanelDeclaration:

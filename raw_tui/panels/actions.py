@@ -11,6 +11,7 @@ After a tool action the model learns, with the next user message, `action_note(.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import uuid
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from ..tools.result import normalize
 from .declaration import ActionDeclaration, PanelDeclaration
 from .errors import PanelError
 from .blocks import item_spec, walk
+from .blocks.base import item_list
 from .templates import SCOPES, TemplateError, fill
 
 USER_ACTION = "user_action"
@@ -50,6 +52,13 @@ def find_action(declaration: PanelDeclaration, action_id: str) -> ActionDeclarat
 
 def _check_target(action: ActionDeclaration, target: ActionTarget) -> None:
     need = SCOPES.index(action.scope)
+    # what the scope does not take is refused, not ignored (as Raw's resolveAction)
+    if need == 0 and (target.block or target.item):
+        raise PanelError(PANEL_INVALID, f"action {action.id} is a panel action: it takes no "
+                                        f"block or item")
+    if need == 1 and target.item:
+        raise PanelError(PANEL_INVALID, f"action {action.id} is a block action: it takes no "
+                                        f"item")
     if need >= 1 and not target.block:
         raise PanelError(PANEL_INVALID, f"action {action.id} needs a block")
     if need >= 2 and not target.item:
@@ -133,7 +142,7 @@ def item_label(document: Any, block_id: str | None, item_id: str | None) -> str 
         spec = item_spec(block)
         if spec is None:
             return None
-        for item, _at, _depth in walk(block.get(spec.field) or [], spec, ()):
+        for item, _at, _depth in walk(item_list(block, spec), spec, ()):
             if item.get(spec.key) == item_id:
                 return item.get("label") or item.get("text") or item.get(spec.key)
     return None
@@ -150,8 +159,11 @@ async def run_panel_action(session: Any, command: Any) -> Any:
         return Reply(ok=False, code=PANEL_UNDECLARED, message=f"no panel {command.panel}")
     try:
         action = find_action(declaration, command.action)
+        _check_target(action, ActionTarget(panel=panel_id, block=command.block,
+                                           item=command.item))
         _revision, document = session.panels.get(command.panel)
         check_shown(command.panel, document, command.block, command.item)
+        check_applies(action, document, command.block, command.item)
         target = ActionTarget(panel=panel_id, block=command.block, item=command.item,
                               item_label=item_label(document, command.block, command.item))
         if action.kind == "prompt":
@@ -162,9 +174,22 @@ async def run_panel_action(session: Any, command: Any) -> Any:
         title = (document or {}).get("title") or declaration.title
 
         async def dispatch(arguments: Any, *, source: str) -> Any:
-            report = await session.dispatcher.dispatch(
-                owner, arguments, call_id=f"ua_{uuid.uuid4().hex[:12]}", source=source,
-                cancel=getattr(session, "actions_cancel", None))
+            call_id = f"ua_{uuid.uuid4().hex[:12]}"
+            cancel = asyncio.Event()  # the session's cancel sets it (session.cancel_actions)
+            closing = getattr(session, "actions_cancel", None)
+            if closing is not None and closing.is_set():
+                cancel.set()
+            running = getattr(session, "running_actions", None)
+            if running is not None:
+                running[call_id] = cancel
+            session.panels.expect_action(call_id, panel_id)  # a receipt even if it writes none
+            try:
+                report = await session.dispatcher.dispatch(owner, arguments, call_id=call_id,
+                                                           source=source, cancel=cancel)
+            finally:
+                session.panels.forget_action(call_id)
+                if running is not None:
+                    running.pop(call_id, None)
             return report.result
 
         outcome = await run_tool_action(action, target, title=title, owner=owner,
@@ -190,6 +215,39 @@ def check_shown(panel: str, document: Any, block: str | None, item: str | None) 
         raise PanelError(PANEL_INVALID, f"panel {panel} has no block {block!r}")
     if item is not None and item_label(document, block, item) is None:
         raise PanelError(PANEL_INVALID, f"panel {panel} has no item {item!r} in block {block!r}")
+
+
+def check_applies(action: ActionDeclaration, document: Any, block: str | None,
+                  item: str | None) -> None:
+    """Raw's `blocks` and `when` of an action: the blocks it applies to, the statuses of the
+    items it is offered for (as Raw's resolveAction)."""
+    if action.blocks is not None and block not in action.blocks:
+        raise PanelError(PANEL_INVALID, f"action {action.id} does not apply to block {block!r}")
+    if action.when is None:
+        return
+    if action.scope != "item":
+        raise PanelError(PANEL_INVALID, f"action {action.id} is only offered for items with "
+                                        f"a status")
+    status = item_field(document, block, item, "status") or "pending"
+    if status not in action.when.status:
+        raise PanelError(PANEL_INVALID, f"action {action.id} is not available for an item "
+                                        f"with status {status}")
+
+
+def item_field(document: Any, block_id: str | None, item_id: str | None, name: str) -> Any:
+    """A field of an item of a block (None when there is no such item or field)."""
+    if document is None or block_id is None or item_id is None:
+        return None
+    for block in document.get("blocks") or []:
+        if block.get("id") != block_id:
+            continue
+        spec = item_spec(block)
+        if spec is None:
+            return None
+        for found, _at, _depth in walk(item_list(block, spec), spec, ()):
+            if found.get(spec.key) == item_id:
+                return found.get(name)
+    return None
 
 
 def _respond(session: Any, panel: str, response: str) -> Any:

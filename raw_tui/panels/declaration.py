@@ -27,6 +27,12 @@ ACTION_KINDS = ("prompt", "tool", "response")
 RESPONSES = ("submit", "cancel")
 
 
+class When(msgspec.Struct, frozen=True):
+    """Raw's `when`: the item statuses an action is offered for."""
+
+    status: tuple[str, ...]
+
+
 class ActionDeclaration(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     label: str
@@ -36,6 +42,12 @@ class ActionDeclaration(msgspec.Struct, frozen=True, omit_defaults=True):
     send: bool = False  # prompt
     arguments: Any = None  # tool: a JSON object
     response: str | None = None  # response: submit | cancel
+    # Raw's: the blocks a block or item action applies to, the item statuses it is offered
+    # for, the one item action Enter runs first, a question the UI asks before running it
+    blocks: tuple[str, ...] | None = None
+    when: When | None = None
+    primary: bool = False
+    confirm: str | None = None
 
 
 class PanelDeclaration(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -46,6 +58,7 @@ class PanelDeclaration(msgspec.Struct, frozen=True, omit_defaults=True):
     context: str = "none"
     acp_plan: bool = False
     actions: tuple[ActionDeclaration, ...] = ()
+    open: str = "never"  # Raw's: never | first_update (the sidebar shows a panel as it updates)
 
     def action(self, action_id: str) -> ActionDeclaration | None:
         for action in self.actions:
@@ -59,12 +72,16 @@ class PanelDeclaration(msgspec.Struct, frozen=True, omit_defaults=True):
         return {"submit", "cancel"} <= kinds
 
 
-_PANEL_KEYS = frozenset({"id", "title", "icon", "placement", "context", "acp_plan", "actions"})
+_PANEL_KEYS = frozenset({"id", "title", "icon", "placement", "context", "acp_plan", "actions",
+                         "open"})
+_RAW_ACTION_KEYS = frozenset({"blocks", "when", "primary", "confirm"})  # Raw's
 _ACTION_KEYS = {
-    "prompt": frozenset({"id", "label", "scope", "kind", "text", "send"}),
-    "tool": frozenset({"id", "label", "scope", "kind", "arguments"}),
+    "prompt": frozenset({"id", "label", "scope", "kind", "text", "send"}) | _RAW_ACTION_KEYS,
+    "tool": frozenset({"id", "label", "scope", "kind", "arguments"}) | _RAW_ACTION_KEYS,
     "response": frozenset({"id", "label", "scope", "kind", "response"}),
 }
+OPENS = ("never", "first_update")
+MAX_CONFIRM = 200
 
 
 class _Reader:
@@ -152,9 +169,10 @@ def _declaration(reader: _Reader, value: Any, at: list[str | int],
     placement = reader.one_of(value.get("placement", "sidebar"), at + ["placement"], PLACEMENTS)
     context = reader.one_of(value.get("context", "none"), at + ["context"], CONTEXTS)
     acp_plan = reader.flag(value.get("acp_plan", False), at + ["acp_plan"])
+    opens = reader.one_of(value.get("open", "never"), at + ["open"], OPENS)
     actions = _actions(reader, value.get("actions", []), at + ["actions"])
     return PanelDeclaration(id=value["id"], title=title, icon=icon, placement=placement,
-                            context=context, acp_plan=acp_plan, actions=actions)
+                            context=context, acp_plan=acp_plan, actions=actions, open=opens)
 
 
 def _actions(reader: _Reader, value: Any,
@@ -171,6 +189,8 @@ def _actions(reader: _Reader, value: Any,
             raise reader.fail(at + [i, "id"], f"duplicate action id {action.id!r}")
         seen.add(action.id)
         out.append(action)
+    if sum(a.primary for a in out) > 1:
+        raise reader.fail(at, "at most one primary action")
     return tuple(out)
 
 
@@ -199,7 +219,44 @@ def _action(reader: _Reader, value: Any, at: list[str | int]) -> ActionDeclarati
         fields["arguments"] = arguments
     else:
         fields["response"] = reader.one_of(value["response"], at + ["response"], RESPONSES)
+    fields.update(_raw_action_fields(reader, value, at, scope))
     return ActionDeclaration(id=value["id"], label=label, kind=kind, scope=scope, **fields)
+
+
+def _raw_action_fields(reader: _Reader, value: dict, at: list[str | int],
+                       scope: str) -> dict[str, Any]:
+    """Raw's `blocks`, `when`, `primary` and `confirm` of an action, checked as Raw does."""
+    from .blocks.checklist import STATUSES
+    from .limits import MAX_BLOCKS
+
+    fields: dict[str, Any] = {}
+    if "blocks" in value:
+        if scope == "panel":
+            raise reader.fail(at + ["blocks"], "is not allowed for panel scope")
+        blocks = value["blocks"]
+        if not isinstance(blocks, list) or not 1 <= len(blocks) <= MAX_BLOCKS:
+            raise reader.fail(at + ["blocks"], f"must be an array of 1 to {MAX_BLOCKS} block ids")
+        for i, block in enumerate(blocks):
+            if not is_item_id(block):
+                raise reader.fail(at + ["blocks", i], "must match ^[A-Za-z0-9_-]{1,32}$")
+        fields["blocks"] = tuple(blocks)
+    if "when" in value:
+        when = reader.keys(value["when"], at + ["when"], frozenset({"status"}), ("status",))
+        statuses = when["status"]
+        if not isinstance(statuses, list) or not 1 <= len(statuses) <= len(STATUSES):
+            raise reader.fail(at + ["when", "status"], "must be a non-empty array of statuses")
+        for i, status in enumerate(statuses):
+            reader.one_of(status, at + ["when", "status", i], STATUSES)
+        fields["when"] = When(status=tuple(statuses))
+    if "primary" in value:
+        if value["primary"] is not True:
+            raise reader.fail(at + ["primary"], "must be true")
+        if scope != "item":
+            raise reader.fail(at + ["primary"], "is only for item actions")
+        fields["primary"] = True
+    if "confirm" in value:
+        fields["confirm"] = reader.label(value["confirm"], at + ["confirm"], MAX_CONFIRM)
+    return fields
 
 
 def _templates(reader: _Reader, value: Any, at: list[str | int], scope: str) -> None:
@@ -207,6 +264,25 @@ def _templates(reader: _Reader, value: Any, at: list[str | int], scope: str) -> 
         check(value, at, scope)
     except TemplateError as err:
         raise reader.fail(err.at, err.message) from None
+
+
+def plan_panel(tools: Any) -> tuple[str | None, list[str]]:
+    """The full id of the one panel that mirrors the ACP plan: the first declared with
+    `acp_plan` over `tools` (in `tools.use` order), and a warning for each later one, whose
+    flag is ignored (as Raw)."""
+    first: str | None = None
+    warnings: list[str] = []
+    for tool in tools:
+        for declaration in getattr(tool, "declarations", None) or ():
+            if not getattr(declaration, "acp_plan", False):
+                continue
+            full = f"{tool.identity}#{declaration.id}"
+            if first is None:
+                first = full
+            else:
+                warnings.append(f"panel {full}: acp_plan ignored, {first} already mirrors "
+                                f"the ACP plan")
+    return first, warnings
 
 
 def implicit_declaration(panel_id: str, owner: str) -> PanelDeclaration:

@@ -10,7 +10,7 @@ import math
 from typing import Any, Iterable
 
 from .errors import Invalid
-from .limits import MAX_ID
+from .limits import MAX_ID, MAX_ITEM_ID
 
 At = tuple[str | int, ...]
 
@@ -84,6 +84,18 @@ def text(value: Any, at: At, *, max_chars: int | None = None, max_bytes: int | N
     return value
 
 
+_ITEM_CHARS = _ID_CHARS | {"."}
+
+
+def item_ident(value: Any, at: At) -> str:
+    """Item ids of checklists, steps, table rows and columns, timeline events: Raw's
+    ^[A-Za-z0-9_.-]{1,64}$ (block ids stay ^[A-Za-z0-9_-]{1,32}$, as Raw's)."""
+    if not (isinstance(value, str) and 0 < len(value) <= MAX_ITEM_ID
+            and _ITEM_CHARS.issuperset(value)):
+        raise Invalid(at, "must match ^[A-Za-z0-9_.-]{1,64}$")
+    return value
+
+
 def ident(value: Any, at: At) -> str:
     if not is_item_id(value):
         raise Invalid(at, "must match ^[A-Za-z0-9_-]{1,32}$")
@@ -151,6 +163,28 @@ def any_json(value: Any, at: At, depth: int = 0) -> None:
         raise Invalid(at, "must be a finite number")
     elif value is not None and not isinstance(value, (bool, int, float)):
         raise Invalid(at, "must be a JSON value")
+
+
+_REF = frozenset({"path", "line"})
+
+
+def ref(value: Any, at: At) -> dict:
+    """Where an item points: `{path, line?}` (a file, a line of it from 1)."""
+    from .limits import MAX_PATH
+
+    obj(value, at, _REF, ("path",))
+    text(value["path"], at + ("path",), min_chars=1, max_chars=MAX_PATH)
+    if "line" in value:
+        integer(value["line"], at + ("line",), minimum=1)
+    return value
+
+
+def ref_text(value: Any) -> str:
+    """` (path:line)` for an item's ref, or nothing."""
+    if not isinstance(value, dict) or not value.get("path"):
+        return ""
+    line = f":{value['line']}" if value.get("line") else ""
+    return f" ({value['path']}{line})"
 
 
 def unique(ids: Iterable[tuple[str, At]], what: str = "id") -> None:

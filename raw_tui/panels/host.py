@@ -1,10 +1,12 @@
 """The panel host: every panel of a session, its revisions and limits (DECISIONS.md §5).
 
 `PanelHost.open_call(...)` gives one call's `CallPanels`: `ctx.panels` while the handler runs
-(`update`, `get`), then `apply_result_blocks`, `confirmation_lines` and `close`. Every accepted
-or rejected update publishes a `panel_receipt`; accepted ones also a `panel_state` frame
-(coalesced to one per 100 ms per panel, with a final frame when the call closes). A rejected
-update never changes anything stored.
+(`update`, `get`), then `apply_result_blocks`, `confirmation_lines` and `close`. When the
+call closes it publishes its `panel_receipt`s, as Raw settles a call: one per panel its
+accepted updates touched, at the last revision, then one per rejected update. Accepted updates also
+publish a `panel_state` frame (coalesced to one per 100 ms per panel, with a final frame when
+the call closes). A rejected update never changes anything stored. Every receipt is at most
+MAX_RECEIPT_BYTES as JSON.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from .errors import Invalid, PanelError, pointer
 from .fields import is_panel_id, utf8_clip
 from .frames import Frames
 from .limits import (FRAME_INTERVAL, MAX_PANELS, MAX_REJECTED_RECEIPTS_PER_CALL,
-                     MAX_REJECTION_LINES, MAX_UPDATES_PER_CALL,
+                     MAX_RECEIPT_BYTES, MAX_REJECTION_LINES, MAX_UPDATES_PER_CALL,
                      REMINDER_PANEL_BYTES, REMINDER_TOTAL_BYTES)
 from .lines import MAX_LINE_MESSAGE, MAX_LINE_PANEL, bounded, confirmation_line, rejection_line
 from .patch import apply_patches
@@ -93,6 +95,7 @@ class PanelHost:
         self._declared: dict[str, dict[str, PanelDeclaration]] = {}
         self._frames = Frames(bus, frame_interval, clock)
         self._counter = 0
+        self._actions: dict[str, str] = {}  # call id -> the panel id a panel action runs on
 
     # declarations --------------------------------------------------------------------
 
@@ -118,7 +121,16 @@ class PanelHost:
         if not implicit or owner not in self._declared:
             self.register(owner, declarations)
         return CallPanels(self, owner=owner, declarations=declarations, call_id=call_id,
-                          source=source, turn_id=turn_id, implicit=implicit)
+                          source=source, turn_id=turn_id, implicit=implicit,
+                          action_panel=self._actions.pop(call_id, None))
+
+    def expect_action(self, call_id: str, panel_id: str) -> None:
+        """The call `call_id` runs a panel action on `panel_id` (of the tool it calls): when
+        it runs and updates no panel, it still leaves a receipt of that panel (as Raw)."""
+        self._actions[call_id] = panel_id
+
+    def forget_action(self, call_id: str) -> None:
+        self._actions.pop(call_id, None)
 
     # state ---------------------------------------------------------------------------
 
@@ -232,8 +244,10 @@ class CallPanels:
     """One call's panels: `ctx.panels` (update, get) and the result blocks."""
 
     def __init__(self, host: PanelHost, *, owner: str, declarations: list[PanelDeclaration],
-                 call_id: str, source: str, turn_id: str | None, implicit: bool = False) -> None:
+                 call_id: str, source: str, turn_id: str | None, implicit: bool = False,
+                 action_panel: str | None = None) -> None:
         self.host = host
+        self.action_panel = action_panel  # the panel a panel action ran on
         self.implicit = implicit
         self.owner = owner
         self.call_id = call_id
@@ -245,6 +259,9 @@ class CallPanels:
         self._rejected = 0
         self._touched: set[str] = set()
         self._confirmed: dict[str, None] = {}  # panels the result blocks updated, in order
+        self._accepted: dict[str, str] = {}  # full id -> the last accepted op, first touch first
+        self._rejections: list[PanelReceipt] = []  # published after the accepted ones
+        self._published = False  # a receipt of an accepted update went out
         self._closed = False
 
     # ctx.panels ----------------------------------------------------------------------
@@ -283,9 +300,28 @@ class CallPanels:
         return lines
 
     def close(self) -> None:
-        """The handler returned: later updates get panel_closed_context; final frames go out."""
+        """The handler returned: later updates get panel_closed_context; final frames go out,
+        then one receipt per panel the call updated."""
+        if self._closed:
+            return
         self._closed = True
         self.host._flush(self._touched)
+        if self.action_panel is not None and not self._accepted and not self._published:
+            self._unchanged_receipt(self.action_panel)
+        self.publish_receipts()
+
+    def publish_receipts(self) -> None:
+        """Publish the receipts held so far (close does; a form shown for the whole wait of
+        an interaction request publishes its receipt when it is shown)."""
+        for full, op in self._accepted.items():
+            record = self.host._record(full)
+            if record is not None:
+                self._receipt(record, op)
+                self._published = True
+        self._accepted = {}
+        for receipt in self._rejections:
+            self._publish(receipt)
+        self._rejections = []
 
     # one update ------------------------------------------------------------------------
 
@@ -308,7 +344,7 @@ class CallPanels:
         self._touched.add(full)
         if via_result:
             self._confirmed.setdefault(panel_id)
-        self._receipt(record, op)
+        self._accepted[full] = op
         self.host._push_frame(record, self.turn_id)
         return record.revision
 
@@ -363,6 +399,19 @@ class CallPanels:
             title=(document or {}).get("title") or record.title,
             revision=record.revision, summary=summarize(document), op=op, source=self.source))
 
+    def _unchanged_receipt(self, panel_id: str) -> None:
+        """The receipt of the panel an action ran on when the call changed no panel: its
+        current state, as Raw's `unchangedReceipt`."""
+        declaration = self.declarations.get(panel_id)
+        record = self.host._record(full_id(self.owner, panel_id))
+        document = record.document if record else None
+        title = (document or {}).get("title") or (declaration.title if declaration else panel_id)
+        self._publish(PanelReceipt(
+            panel=panel_id, owner=self.owner, title=title,
+            revision=record.revision if record else 0,
+            summary=summarize(document) if document is not None else "", op="replace",
+            source=self.source))
+
     def _receipt_rejected(self, panel: str, op: Any, err: PanelError) -> None:
         self._rejected += 1
         if self._rejected > MAX_REJECTED_RECEIPTS_PER_CALL:
@@ -379,7 +428,8 @@ class CallPanels:
             record = self.host._record(full_id(self.owner, panel_id))
             title = self.declarations[panel_id].title
         document = record.document if record else None
-        self._publish(PanelReceipt(
+        hold = self._rejections.append if not self._closed else self._publish  # late: now
+        hold(PanelReceipt(
             panel=bounded(panel_id or panel, MAX_LINE_PANEL),
             owner=bounded(owner, MAX_LINE_PANEL) or self.owner,
             title=(document or {}).get("title") or title,
@@ -391,8 +441,34 @@ class CallPanels:
     def _publish(self, receipt: PanelReceipt) -> None:
         if self.turn_id is not None:
             receipt.turn_id = self.turn_id
+        receipt = bounded_receipt(receipt)
         self.receipts.append(receipt)
         self.host.bus.publish(receipt)
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+def bounded_receipt(receipt: PanelReceipt, limit: int = MAX_RECEIPT_BYTES) -> PanelReceipt:
+    """`receipt` at most `limit` bytes as JSON: the summary is cut first, then the title, the
+    error's message, the panel and owner (each already short unless a tool sent a huge one)."""
+    over = len(_encode(receipt)) - limit
+    if over <= 0:
+        return receipt
+    for name in ("summary", "title", "message", "panel", "owner"):
+        holder = receipt.error if name == "message" else receipt
+        if holder is None or holder is msgspec.UNSET:
+            continue
+        value = getattr(holder, name)
+        size = len(value.encode("utf-8"))
+        keep = max(size - over - 3, 0)  # room for the ellipsis (3 bytes)
+        cut = utf8_clip(value, keep) if keep < size else value
+        if cut != value:
+            setattr(holder, name, cut if keep else "")
+        over = len(_encode(receipt)) - limit
+        if over <= 0:
+            break
+    return receipt
 
 
 def _read_body(body: Any) -> tuple[str, Any, Any, int | None]:

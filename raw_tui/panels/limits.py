@@ -17,6 +17,7 @@ MAX_REJECTED_RECEIPTS_PER_CALL = 200
 MAX_PATCHES_PER_UPDATE = 200  # raw-tui
 FRAME_INTERVAL = 0.1  # seconds between live panel_state frames of one panel
 MAX_REJECTION_LINES = 5
+MAX_RECEIPT_BYTES = 1024  # a panel_receipt event as JSON, as Raw bounds its receipts
 
 # Documents
 MAX_DOCUMENT_BYTES = 64 * 1024
@@ -25,7 +26,8 @@ MAX_SUBTITLE = 120
 MAX_SUMMARY = 120
 MAX_CONTEXT_SUMMARY_BYTES = 2048
 MAX_BLOCKS = 20
-MAX_ID = 32
+MAX_ID = 32  # panel and block ids
+MAX_ITEM_ID = 64  # item ids (Raw's)
 
 # Blocks
 MAX_FORM_FIELDS = 8
@@ -46,6 +48,10 @@ MAX_FILES = 200  # raw-tui
 MAX_LABEL = 500  # raw-tui: item labels, notes, cells, event texts
 MAX_KEY = 80  # raw-tui: key_value keys, column labels
 MAX_PATH = 1024  # raw-tui
+MAX_FALLBACK_BYTES = 4 * 1024  # any block's `fallback`
+MAX_DETAIL = 200  # a step's `detail`
+MAX_EVENT_DETAIL = 1000  # a timeline event's `detail`
+MAX_TIMELINE_KEEP = 200  # a timeline block's `max` (events kept by append_events)
 
 # The [Raw panel state] reminder after a compaction (raw-tui)
 REMINDER_PANEL_BYTES = 2048

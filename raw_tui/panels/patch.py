@@ -18,8 +18,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .blocks import KINDS, ItemSpec, check_structure, validate_block
+from .blocks.base import block_child_field, child_field, children_of, list_field
 from .errors import Invalid
-from .fields import At, array, ident, integer, obj
+from .fields import At, array, ident, integer, item_ident, obj
 from .document import FIELDS
 from .limits import MAX_BLOCKS, MAX_PATCHES_PER_UPDATE
 
@@ -131,7 +132,8 @@ def _item_block(work: _Work, patch: dict, at: At) -> tuple[dict, ItemSpec]:
                       f"a {work.blocks[index]['kind']} block has no items to patch")
     block = work.own_block(index)
     spec = kind.items
-    block[spec.field] = list(block.get(spec.field) or [])
+    field = list_field(block, spec)
+    block[field] = list(block.get(field) or [])
     return block, spec
 
 
@@ -153,7 +155,8 @@ def _upsert_items(work: _Work, patch: dict, at: At) -> None:
         if parent is None:
             grew |= _upsert_one(block, spec, item, here, None)
         else:
-            grew |= _upsert_one(block, spec, item, here, ident(parent, at + ("parent",)))
+            grew |= _upsert_one(block, spec, item, here,
+                                item_ident(parent, at + ("parent",)))
     if grew:
         check_structure(block, spec, (), blame=at + ("items",))
 
@@ -162,7 +165,7 @@ def _upsert_one(block: dict, spec: ItemSpec, item: Any, at: At, parent: str | No
     """Add one item, or assign its fields to the item of the same name (the merged item is
     validated; a new one must be complete); True when names may have been added (new items or a new
     subtree), so the block's count and unique names need checking again."""
-    top: list = block[spec.field]
+    top: list = block[list_field(block, spec)]
     found = _find(top, spec, item[spec.key] if isinstance(item, dict) else None)
     if found is not None:  # shallow field assignment: given fields replace, others stay
         path, depth = found
@@ -170,7 +173,7 @@ def _upsert_one(block: dict, spec: ItemSpec, item: Any, at: At, parent: str | No
         merged = {**container[path[-1]], **item}
         spec.validate_item(merged, at, depth, block)
         container[path[-1]] = merged
-        return spec.nested and spec.field in item
+        return spec.nested and any(name in item for name in spec.child_fields)
     if parent is None:
         spec.validate_item(item, at, 1, block)
         top.append(item)
@@ -185,7 +188,8 @@ def _upsert_one(block: dict, spec: ItemSpec, item: Any, at: At, parent: str | No
     spec.validate_item(item, at, depth + 1, block)
     container = _own_path(block, spec, path[:-1])
     owner = dict(container[path[-1]])
-    owner[spec.field] = list(owner.get(spec.field) or []) + [item]
+    children = child_field(owner, spec, block_child_field(block, spec))
+    owner[children] = list(owner.get(children) or []) + [item]
     container[path[-1]] = owner
     return True
 
@@ -205,7 +209,7 @@ def _find(items: list, spec: ItemSpec, name: Any) -> tuple[list[int], int] | Non
         for i, item in enumerate(level):
             if item.get(spec.key) == name:
                 return prefix + [i], len(prefix) + 1
-            children = item.get(spec.field)
+            children = children_of(item, spec)
             if children:
                 stack.append((children, prefix + [i]))
     return None
@@ -214,12 +218,13 @@ def _find(items: list, spec: ItemSpec, name: Any) -> tuple[list[int], int] | Non
 def _own_path(block: dict, spec: ItemSpec, path: list[int]) -> list:
     """The list holding the item at `path + [k]`, with every list and item on the way copied
     (the block's own top list is already a copy)."""
-    container: list = block[spec.field]
+    container: list = block[list_field(block, spec)]
     for index in path:
         item = dict(container[index])
-        item[spec.field] = list(item.get(spec.field) or [])
+        children = child_field(item, spec)
+        item[children] = list(item.get(children) or [])
         container[index] = item
-        container = item[spec.field]
+        container = item[children]
     return container
 
 
@@ -237,7 +242,7 @@ def _remove_items(work: _Work, patch: dict, at: At) -> None:
         here = at + (spec.remove_by, j)
         if not isinstance(name, str):
             raise Invalid(here, "must be a string")
-        found = _find(block[spec.field], spec, name)
+        found = _find(block[list_field(block, spec)], spec, name)
         if found is None:
             raise Invalid(here, f"no {spec.key} {name!r} in block {block['id']!r}")
         path, _depth = found
@@ -251,15 +256,16 @@ def _append_events(work: _Work, patch: dict, at: At) -> None:
     if not spec.appendable:
         raise Invalid(at + ("block",), f"append_events needs a timeline block, not "
                                        f"{block['kind']}")
-    keep = spec.limit
+    keep = block.get("max", spec.limit)  # the block's own max (Raw's), else the limit
     if "max" in patch:
         keep = integer(patch["max"], at + ("max",), minimum=1, maximum=spec.limit)
     events = array(patch["events"], at + ("events",), min_items=1, max_items=spec.limit,
                    what=spec.what)
     for j, event in enumerate(events):
         spec.validate_item(event, at + ("events", j), 1, block)
-    merged = block[spec.field] + events
-    block[spec.field] = merged[-keep:]
+    field = list_field(block, spec)
+    merged = block[field] + events
+    block[field] = merged[-keep:]
     check_structure(block, spec, (), blame=at + ("events",))
 
 

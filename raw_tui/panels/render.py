@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from .blocks import render_block
-from .blocks.checklist import counts
+from .blocks.checklist import FINISHED, counts
 from .textfmt import ASCII, UNICODE, Style, clip, width
 
 
@@ -66,21 +66,38 @@ def _block(block: dict, style: Style) -> list[str]:
     return [block["title"], rule] + (body or ["(empty)"])
 
 
+def derived_progress(document: Any) -> tuple[int, int] | None:
+    """(finished, total) as Raw derives it: the document's `progress`, else the leaf items
+    of every checklist (`done` and `skipped` finished), else the steps of every steps block;
+    None when the document has neither."""
+    if document.get("progress"):
+        return document["progress"]["done"], document["progress"]["total"]
+    blocks = [b for b in document.get("blocks") or [] if isinstance(b, dict)]
+    checklists = [b for b in blocks if b.get("kind") == "checklist"]
+    if checklists:
+        done = total = 0
+        for block in checklists:
+            more, of = counts(block.get("items") or [])
+            done, total = done + more, total + of
+        return done, total
+    steps = [item for b in blocks if b.get("kind") == "steps" for item in b.get("items") or []]
+    if any(b.get("kind") == "steps" for b in blocks):
+        return sum(item.get("status") in FINISHED for item in steps), len(steps)
+    return None
+
+
 def summarize(document: Any) -> str:
     """The SUMMARY of `panel ID updated (revision N): SUMMARY`: the document's `summary`,
-    else its `progress` (`3/7 done`), else the first checklist or steps block's count, else
-    its title, else the number of blocks."""
+    else its progress (`3/4 done`: `progress`, else derived as Raw does, see
+    `derived_progress`), else its title, else the number of blocks."""
     if document is None:
         return "closed"
     if document.get("summary"):
         return document["summary"]
-    if document.get("progress"):
-        return f"{document['progress']['done']}/{document['progress']['total']} done"
+    progress = derived_progress(document)
+    if progress is not None:
+        return f"{progress[0]}/{progress[1]} done"
     blocks = document.get("blocks") or []
-    for block in blocks:
-        if block.get("kind") in ("checklist", "steps"):
-            done, total = counts(block.get("items") or [])
-            return f"{done}/{total} done"
     if document.get("title"):
         return clip(document["title"], 120)
     return f"{len(blocks)} block{'s' if len(blocks) != 1 else ''}"

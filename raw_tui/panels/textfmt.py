@@ -53,6 +53,7 @@ class Style:
     level: dict[str, str] = field(default_factory=dict)
     bar_full: str = "█"
     bar_empty: str = "░"
+    bar_idle: str = "▒"  # an indeterminate bar (still: it never animates)
     bullet: str = "•"
     rule: str = "─"
     ellipsis: str = "…"
@@ -73,6 +74,7 @@ ASCII = Style(
     level={"info": "-", "success": "+", "warning": "!", "error": "x"},
     bar_full="#",
     bar_empty=".",
+    bar_idle="~",
     bullet="-",
     rule="-",
     ellipsis="...",

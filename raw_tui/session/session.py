@@ -124,6 +124,8 @@ class Session:
         self._turn_task: asyncio.Task | None = None
         self._cancel = asyncio.Event()
         self.actions_cancel = asyncio.Event()  # set at close: stops panel tool actions
+        # panel tool actions running now: call id -> its own cancel signal (panels/actions.py)
+        self.running_actions: dict[str, asyncio.Event] = {}
         self._closed = False
         self._session_ended = False  # SessionEnd hooks ran (a last turn runs them itself)
         if store is not None:
@@ -135,6 +137,10 @@ class Session:
         self.panels = PanelHost(self.bus)
         for tool in agent.tools.tools:  # actions and reminders of restored panels need these
             self.panels.register(tool.identity, tool.declarations)
+        from ..panels.declaration import plan_panel
+
+        # the one panel sent as the ACP plan; a warning for each other acp_plan (at open)
+        self.plan_panel, self._plan_warnings = plan_panel(agent.tools.tools)
         if history:
             self.panels.restore([e for e in history if isinstance(e, ev.PanelState)])
         self.interactions = Interactions(self.bus, attached=interactive if forms is None else forms,
@@ -154,6 +160,9 @@ class Session:
         """Attach: publish session_start and run SessionStart hooks (once per attachment)."""
         self.bus.publish(ev.SessionStart(session_id=self.session_id, agent=self.agent.name))
         self._publish_state()
+        for warning in self._plan_warnings:  # once: a second attachment knows them
+            self._warn(warning)
+        self._plan_warnings = []
         self.start_mcp()
         await self.hooks.session_start("resume" if self.resumed else "create")
         if watch:
@@ -216,6 +225,8 @@ class Session:
         self._closed = True
         self.interactions.close()  # first: a form left pending is interrupted, not cancelled
         self.actions_cancel.set()  # panel tool actions still running are cancelled
+        for signal in self.running_actions.values():
+            signal.set()
         if self._turn_task is not None and not self._turn_task.done():
             self.cancel()
             done, _ = await asyncio.wait({self._turn_task}, timeout=CLOSE_GRACE_S)
@@ -361,8 +372,11 @@ class Session:
             await asyncio.shield(self._turn_task)
 
     def cancel(self) -> bool:
+        """Cancel the turn and every panel tool action running now (what waits is
+        cancelled; nothing runs after its cancel)."""
+        stopped = self.cancel_actions()
         if self.state != "running":
-            return False
+            return stopped
         self.state = "cancelling"
         self._cancel.set()
         self._publish_state()
@@ -638,6 +652,14 @@ class Session:
         return True
 
     # panel actions -----------------------------------------------------------------------
+    def cancel_actions(self) -> bool:
+        """End every panel tool action running now: one waiting for its approval is denied
+        (its handler never runs), any other is cancelled. True when there was one."""
+        for call_id, signal in list(self.running_actions.items()):
+            if self.approver is None or not self.approver.answer(call_id, False):
+                signal.set()
+        return bool(self.running_actions)
+
     async def panel_action(self, command: cmd.PanelAction) -> cmd.Reply:
         from ..panels.actions import run_panel_action
 

@@ -559,7 +559,9 @@ class Dispatcher:
         report.outcome = "stopped"
         report.stage = stop.stage
         report.code = stop.code
-        report.result = error_result(stop.code, stop.message)
+        # capped like every result: a stop's message may echo what the model sent (a tool
+        # name of any length)
+        report.result = cap_output(error_result(stop.code, stop.message), self.max_output_bytes)
         report.message = report.result.text()  # as the model reads it
         self._publish_call(call)
         self._publish_result(call, report.result)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import Invalid
 from ..fields import At, any_json, ident, obj, text
-from ..limits import MAX_TITLE
+from ..limits import MAX_FALLBACK_BYTES, MAX_TITLE
 from ..textfmt import Style
 from .base import COMMON_FIELDS, BlockKind, ItemSpec, check_structure, walk
 
@@ -25,7 +25,8 @@ __all__ = ["KINDS", "BlockKind", "ItemSpec", "validate_block", "render_block", "
 
 
 def validate_block(block: Any, at: At) -> dict:
-    """A whole block: the common fields (`id`, `kind`, `title?`), then the kind's own. A kind
+    """A whole block: the common fields (`id`, `kind`, `title?`, `fallback?`), then the
+    kind's own. A kind
     this build does not know is kept when its common fields are valid."""
     if not isinstance(block, dict):
         raise Invalid(at, "must be an object")
@@ -36,6 +37,8 @@ def validate_block(block: Any, at: At) -> dict:
     kind_name = text(block["kind"], at + ("kind",), min_chars=1, max_chars=32)
     if "title" in block:
         text(block["title"], at + ("title",), max_chars=MAX_TITLE)
+    if "fallback" in block:
+        text(block["fallback"], at + ("fallback",), max_bytes=MAX_FALLBACK_BYTES)
     kind = KINDS.get(kind_name)
     if kind is None:
         for key, value in block.items():
@@ -57,5 +60,7 @@ def item_spec(block: dict) -> ItemSpec | None:
 def render_block(block: dict, style: Style) -> list[str]:
     kind = KINDS.get(block.get("kind"))
     if kind is None:
+        if isinstance(block.get("fallback"), str):
+            return block["fallback"].split("\n")
         return [f"[unsupported block: {block.get('kind')}]"]
     return kind.render(block, style)

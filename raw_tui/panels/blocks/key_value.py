@@ -1,22 +1,25 @@
-"""`key_value`: at most 50 pairs, named by their key."""
+"""`key_value`: at most 50 pairs, named by their key: `entries` (Raw's spelling) or `items`
+(raw-tui's), each `{key, value, ref?}`."""
 
 from __future__ import annotations
 
-from ..fields import At, obj, scalar, text
+from ..fields import At, obj, ref, ref_text, scalar, text
 from ..limits import MAX_KEY, MAX_KEY_VALUE, MAX_LABEL
 from ..textfmt import Style, clip, pad, width
-from .base import BlockKind, ItemSpec, validate_items
+from .base import BlockKind, ItemSpec, item_list, validate_items
 
-_ITEM = frozenset({"key", "value"})
+_ITEM = frozenset({"key", "value", "ref"})
 
 
 def validate_item(item: object, at: At, depth: int, block: dict) -> None:
     obj(item, at, _ITEM, ("key", "value"))
     text(item["key"], at + ("key",), min_chars=1, max_chars=MAX_KEY)
     scalar(item["value"], at + ("value",), max_chars=MAX_LABEL)
+    if "ref" in item:
+        ref(item["ref"], at + ("ref",))
 
 
-ITEMS = ItemSpec(field="items", key="key", remove_by="keys", limit=MAX_KEY_VALUE,
+ITEMS = ItemSpec(fields=("items", "entries"), key="key", remove_by="keys", limit=MAX_KEY_VALUE,
                  what="pairs", validate_item=validate_item)
 
 
@@ -33,17 +36,17 @@ def show(value: object) -> str:
 
 
 def render(block: dict, style: Style) -> list[str]:
-    items = block.get("items") or []
+    items = item_list(block, ITEMS)
     keys = [clip(item["key"], 32, style.ellipsis) for item in items]
     room = max((width(k) for k in keys), default=0)
     lines = []
     for key, item in zip(keys, items):
         value = show(item["value"]) if style.unicode or item["value"] is not None else "-"
-        first, *rest = value.split("\n")
+        first, *rest = (value + ref_text(item.get("ref"))).split("\n")
         lines.append(f"{pad(key, room)}  {first}")
         lines.extend(" " * (room + 2) + more for more in rest)
     return lines
 
 
-KIND = BlockKind(name="key_value", fields=frozenset({"items"}), required=(),
+KIND = BlockKind(name="key_value", fields=frozenset({"items", "entries"}), required=(),
                  validate=validate, render=render, items=ITEMS)

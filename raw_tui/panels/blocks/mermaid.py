@@ -13,8 +13,11 @@ def validate(block: dict, at: At) -> None:
 
 
 def render(block: dict, style: Style) -> list[str]:
-    return ["(mermaid diagram, source shown)"] + ["    " + line
-                                                  for line in block["source"].split("\n")]
+    """The tool's `fallback` (what the diagram says, in words) when it gave one, then the
+    source."""
+    head = block["fallback"].split("\n") if block.get("fallback") else []
+    return head + ["(mermaid diagram, source shown)"] + [
+        "    " + line for line in block["source"].split("\n")]
 
 
 KIND = BlockKind(name="mermaid", fields=frozenset({"source"}), required=("source",),

@@ -39,8 +39,11 @@ def fallback_rows(block: dict) -> list[Row]:
     import json  # (not before the first frame: it draws no block)
 
     rows: list[Row] = [(None, Text(f"[{block.get('kind')}]", style="dim"))]
+    if isinstance(block.get("fallback"), str):  # the tool's own text for it (as Raw)
+        rows.extend((None, Text(line)) for line in block["fallback"].split("\n"))
+        return rows
     for key, value in block.items():
-        if key in ("id", "kind", "title"):
+        if key in ("id", "kind", "title", "fallback"):
             continue
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         rows.append((None, Text(f"{key}: {shown}")))

@@ -46,3 +46,25 @@ def scalar(value: Any) -> str:
     if value is True or value is False:
         return "yes" if value else "no"
     return str(value)
+
+
+PRIORITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "dim"}
+
+
+def children(item: dict) -> list:
+    """A checklist item's children: Raw's `children` or raw-tui's `items`."""
+    return item.get("children") or item.get("items") or []
+
+
+def ref_text(ref: Any) -> str:
+    """` (path:line)` for an item's `ref`, or nothing."""
+    if not isinstance(ref, dict) or not ref.get("path"):
+        return ""
+    line = f":{ref['line']}" if ref.get("line") else ""
+    return f" ({ref['path']}{line})"
+
+
+def entries(block: dict) -> list:
+    """The pairs of a key_value block or the paths of a files block: Raw's `entries` or
+    raw-tui's `items`."""
+    return block.get("entries") or block.get("items") or []

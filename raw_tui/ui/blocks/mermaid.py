@@ -1,5 +1,6 @@
 """`mermaid`: a flowchart drawn with box characters to fit the width it gets (ui/flowchart.py);
-the source as text when it cannot be drawn."""
+where it cannot be drawn, the block's `fallback` (the tool's words for it), else the source
+as text."""
 
 from __future__ import annotations
 
@@ -17,13 +18,17 @@ def rows(block: dict) -> list[Row]:
     drawn = flowchart.draw(source)
     if drawn is not None:
         return [(None, Text(line)) for line in drawn]
+    if isinstance(block.get("fallback"), str):  # the tool's own words for the diagram
+        return [(None, Text(line)) for line in block["fallback"].split("\n")]
     out: list[Row] = [(None, Text("mermaid source (not drawn):", style="dim italic"))]
     out.extend((None, Text(line)) for line in source.split("\n"))
     return out
 
 
 def renderable(block: dict, cursor_item: str | None = None) -> RenderableType:
-    return FitDiagram(str(block.get("source", "")))
+    fallback = block.get("fallback")
+    return FitDiagram(str(block.get("source", "")),
+                      fallback if isinstance(fallback, str) else None)
 
 
 DIRECTIONS = {"LR": ("left to right", "top-down"), "TD": ("top-down", "left to right")}
@@ -39,8 +44,9 @@ class FitDiagram:
     A diagram turned to fit (a `graph LR` too wide for the sidebar drawn top-down) says so
     above it, with the width its own direction needs."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, fallback: str | None = None) -> None:
         self.source = source
+        self.fallback = fallback  # shown instead of the source when it cannot be drawn
         self.candidates = flowchart.drawings(source)
         graph = flowchart.parse(source) if self.candidates else None
         self.direction = graph.direction if graph is not None else "TD"
@@ -56,6 +62,10 @@ class FitDiagram:
                 for line in lines:
                     yield Text(line, no_wrap=True, overflow="crop")
                 return
+        if self.fallback is not None:
+            for line in self.fallback.split("\n"):
+                yield Text(line)
+            return
         yield Text("mermaid source (not drawn):" if not self.candidates else
                    "mermaid source (too wide to draw here):", style="dim italic")
         for line in self.source.split("\n"):
@@ -63,5 +73,6 @@ class FitDiagram:
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         widths = [_width(lines) for lines in self.candidates]
-        widest = max(widths + [cell_len(line) for line in self.source.split("\n")])
+        shown = self.fallback if self.fallback is not None else self.source
+        widest = max(widths + [cell_len(line) for line in shown.split("\n")])
         return Measurement(1, widest)

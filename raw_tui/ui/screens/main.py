@@ -46,6 +46,20 @@ RUN_END_TEXT = {"cancelled": "turn cancelled", "max_steps": "stopped: max steps 
                 "error": "turn failed"}
 
 
+def _applies(action: dict, target: Any, view: Any) -> bool:
+    """Raw's `blocks` and `when` of an action: offered only on those blocks, and only for
+    items of those statuses (the engine refuses the rest too: panels/actions.py)."""
+    blocks = action.get("blocks")
+    if blocks and action.get("scope") in ("block", "item") and target.block not in blocks:
+        return False
+    when = action.get("when")
+    if not when:
+        return True
+    if action.get("scope") != "item" or target.item is None:
+        return False  # Raw offers such an action only for items with a status
+    return view.item_status(target.block, target.item) in (when.get("status") or ())
+
+
 def _get(value: Any) -> Any:
     return None if value is msgspec.UNSET else value
 
@@ -85,6 +99,7 @@ class MainScreen(Screen):
         self.sidebar_forced = False  # shown because a question arrived there
         self.cursor_blink = False
         self.editing: UserMessageView | None = None  # the prompt the composer edits
+        self.actions_running = 0  # panel actions sent and not answered yet (Esc cancels them)
 
     # layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -686,7 +701,9 @@ class MainScreen(Screen):
             return []
         scopes = (["item"] if target.item is not None else []) + (
             ["block"] if target.block else []) + ["panel"]
-        actions = [a for a in view.actions() if a.get("kind") != "response"]
+        actions = [a for a in view.actions() if a.get("kind") != "response"
+                   and _applies(a, target, view)]
+        actions.sort(key=lambda a: not a.get("primary"))  # Raw's primary item action first
         return [a for scope in scopes for a in actions if a.get("scope", "panel") == scope]
 
     def open_actions(self, target: Target) -> None:
@@ -698,14 +715,24 @@ class MainScreen(Screen):
         where = view.title + (f" › {target.block}" if target.block else "") + (
             f" › {target.item}" if target.item else "")
 
-        def chosen(action: dict | None) -> None:
-            if action is None:
-                return
+        def run(action: dict) -> None:
             scope = action.get("scope", "panel")  # name only what the action's scope needs
             block = target.block if scope in ("block", "item") else None
             item = target.item if scope == "item" else None
             self.run_worker(self.run_panel_action(target.panel, action, block, item),
                             group="commands")
+
+        def chosen(action: dict | None) -> None:
+            if action is None:
+                return
+            if not action.get("confirm"):
+                run(action)
+                return
+            # Raw's `confirm`: asked here, before the action; it is never an approval
+            yes = {"id": "yes", "label": f"Yes, {action.get('label')}", "kind": "",
+                   "scope": "confirm"}
+            self.app.push_screen(ActionsMenu(str(action["confirm"]), [yes]),
+                                 lambda answer: run(action) if answer is not None else None)
 
         from .actions_menu import ActionsMenu
 
@@ -723,8 +750,12 @@ class MainScreen(Screen):
 
     async def run_panel_action(self, panel: str, action: dict, block: str | None = None,
                                item: str | None = None) -> None:
-        reply = await self.app.send(PanelAction(panel=panel, action=str(action.get("id")),
-                                                block=block, item=item))
+        self.actions_running += 1
+        try:
+            reply = await self.app.send(PanelAction(panel=panel, action=str(action.get("id")),
+                                                    block=block, item=item))
+        finally:
+            self.actions_running -= 1
         if reply.ok and reply.draft is not None:
             composer = self.composer
             composer.set_draft(reply.draft)
@@ -745,8 +776,8 @@ class MainScreen(Screen):
             self.stop_editing()
             self.composer.clear()
             return
-        if self.status_line.status.state == "running":
-            await self.app.send(Cancel())
+        if self.status_line.status.state == "running" or self.actions_running:
+            await self.app.send(Cancel())  # the turn, and panel actions still running
 
     def action_toggle_sidebar(self) -> None:
         self.sidebar_forced = False

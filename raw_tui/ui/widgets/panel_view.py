@@ -139,6 +139,22 @@ class PanelView(Vertical):
         actions = extra(self.state, "actions") or []
         return [a for a in actions if isinstance(a, dict)]
 
+    def item_status(self, block_id: str | None, item_id: str | None) -> str:
+        """The status of an item (a checklist's, nested ones too, a step, a table row);
+        `pending` when it has none."""
+        for block in self._blocks():
+            if block.get("id") != block_id:
+                continue
+            stack = list(block.get("rows") or block.get("items") or [])
+            while stack:
+                item = stack.pop()
+                if not isinstance(item, dict):
+                    continue
+                if item.get("id") == item_id:
+                    return str(item.get("status") or "pending")
+                stack.extend(item.get("children") or item.get("items") or [])
+        return "pending"
+
     def form(self) -> Any:
         """Its FormView, if it has one."""
         return next(iter(self.query("FormView")), None)

@@ -260,11 +260,11 @@ async def test_an_attached_ui_gets_the_form_as_a_panel(rec):
     task = asyncio.ensure_future(api.request(panel="ask", document=form_document()))
     await asyncio.sleep(0)
     kinds = [type(e).__name__ for e in rec.events]
-    assert kinds == ["PanelReceipt", "PanelState", "InteractionRequest"]
-    state = rec.events[1]
+    assert kinds == ["PanelState", "PanelReceipt", "InteractionRequest"]
+    state = rec.events[0]
     assert isinstance(state, PanelState) and state.panel == "builtin/ask_user#ask"
     assert state.placement == "chat" and state.document["blocks"][0]["kind"] == "form"
-    assert isinstance(rec.events[0], PanelReceipt) and rec.events[0].op == "replace"
+    assert isinstance(rec.events[1], PanelReceipt) and rec.events[1].op == "replace"
     (view,) = broker.pending()
     broker.answer(view.request_id, {"color": "red"}, "k")
     assert await task == {"status": "answered", "answers": {"color": "red"}}

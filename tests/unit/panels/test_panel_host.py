@@ -97,6 +97,9 @@ async def test_closed_context_after_the_handler_returned(call, rec):
     assert lines == ["panel plan update rejected: panel_closed_context the call has returned; "
                      "panels update only while it runs"]
     assert call.get("plan")[0] == 1
+    # a late update's rejection is kept too, at once (the call's receipts went out)
+    assert [r.error.code if r.error else None for r in rec.receipts()] == [
+        None, PANEL_CLOSED_CONTEXT, PANEL_CLOSED_CONTEXT]
 
 
 async def test_too_large(call):
@@ -155,6 +158,8 @@ async def test_receipts_for_accepted_and_rejected(call, rec):
     await call.update("plan", REPLACE)
     await code_of(call, "plan", set_title("x" * 81))
     await code_of(call, "nope", REPLACE)
+    assert rec.receipts() == []  # a call's receipts go out when it closes
+    call.close()
     ok, bad, undeclared = rec.receipts()
     assert (ok.panel, ok.owner, ok.title, ok.revision, ok.summary, ok.op, ok.source, ok.turn_id) == (
         "plan", OWNER, "Plan", 1, "0/3 done", "replace", "model", "t1")
@@ -276,8 +281,9 @@ async def test_frames_are_coalesced_and_flushed_on_close(rec):
     for i in range(20):
         await call.update("plan", set_title(f"t{i}"))
     assert [s.revision for s in rec.states()] == [1]
-    assert len(rec.receipts()) == 21  # receipts are never coalesced
+    assert rec.receipts() == []  # the call's receipt goes out when it closes
     call.close()
+    assert [r.revision for r in rec.receipts()] == [21]  # one per panel per call, as Raw
     assert [s.revision for s in rec.states()] == [1, 21]
     assert rec.states()[-1].document["title"] == "t19"
     assert rec.states()[-1].panel == f"{OWNER}#plan" and rec.states()[-1].placement == "sidebar"
@@ -421,6 +427,7 @@ async def test_a_document_json_cannot_hold_is_panel_invalid_not_a_crash(call, re
             await call.update("plan", {"op": "replace", "document": document})
         assert info.value.code == PANEL_INVALID
     assert await code_of(call, "plan", REPLACE | {"document": looped}) == PANEL_INVALID
+    call.close()
     assert [r.error.code for r in rec.receipts()] == [PANEL_INVALID] * 3
 
 
@@ -436,6 +443,8 @@ async def test_rejection_lines_and_receipts_are_bounded_one_line(call, rec):
         assert len(line) <= 800 and "\n" not in line
     assert lines[0].startswith("panel ppp") and " update rejected: panel_undeclared " in lines[0]
     assert lines[1].startswith("panel plan update rejected: panel_invalid /k\\x0ak\\x0a")
+    call.close()
+    assert len(rec.receipts()) == 2
     for receipt in rec.receipts():
         assert len(receipt.panel) <= 200 and len(receipt.error.message) <= 600
 
@@ -454,8 +463,33 @@ def test_rejected_receipts_are_capped_per_call_and_the_rest_counted_once():
         call_id="c1", source="model", turn_id="t1")
     lines = panels.apply_result_blocks(
         [{"type": "panel", "panel": "p", "op": "patch", "patches": []}] * 1000)
+    panels.close()
     rejected = [e for e in seen if isinstance(e, ev.PanelReceipt)]
     notices = [e for e in seen if isinstance(e, ev.Notice)]
     assert len(rejected) == MAX_REJECTED_RECEIPTS_PER_CALL
     assert len(notices) == 1 and "rest are not shown" in notices[0].message
     assert len(lines) == 5
+
+
+async def test_every_receipt_is_at_most_1024_bytes_as_json(call, rec):
+    """Raw: tests/panels-host.test.ts, "receipts stay bounded and settle terminates even when
+    identifiers alone are large" (PANEL_LIMITS.receiptBytes)."""
+    import msgspec
+
+    from raw_tui.bus import PanelReceipt, ReceiptError
+    from raw_tui.panels.host import bounded_receipt
+
+    wide = {"op": "replace", "document": {"é" * 300: 1}}  # a message of 4-byte escapes
+    for _ in range(3):
+        await code_of(call, "plan", wide)
+    await code_of(call, "😀" * 5000, REPLACE)
+    await call.update("plan", REPLACE)
+    call.close()
+    assert len(rec.receipts()) == 5
+    for receipt in rec.receipts():
+        assert len(msgspec.json.encode(receipt)) <= 1024
+    huge = PanelReceipt(panel="p", owner="o", title="t" * 5000, revision=1, summary="s" * 5000,
+                        op="replace", source="model",
+                        error=ReceiptError(code="panel_invalid", message="m" * 5000))
+    out = bounded_receipt(huge)
+    assert len(msgspec.json.encode(out)) <= 1024 and out.panel == "p" and out.owner == "o"

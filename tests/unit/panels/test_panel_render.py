@@ -127,7 +127,9 @@ def test_title_fallback_and_closed():
 def test_summary():
     assert summarize(DOC) == "1/4 done"
     assert summarize({"progress": {"done": 2, "total": 5}}) == "2/5 done"
-    assert summarize({"blocks": [DOC["blocks"][0]]}) == "1/5 done"
+    # leaf items, `skipped` finished, as Raw (tests/panels-protocol.test.ts, "derived progress
+    # counts leaf items, then steps, ..."): a, b1, b2, d; a and d finished
+    assert summarize({"blocks": [DOC["blocks"][0]]}) == "2/4 done"
     assert summarize({"title": "Hello"}) == "Hello"
     assert summarize({}) == "0 blocks"
     assert summarize(None) == "closed"
