@@ -301,7 +301,9 @@ def cmd_ui(args) -> int:
                 outcome = asyncio.run(_run_ui(args))
             except Exception as err:
                 if getattr(err, "code", None) in ("unknown_session", "live", "host_failed"):
-                    print(f"raw-tui: {err.message}", file=sys.stderr)
+                    from .termsafe import escape_controls  # the UI's stderr is not wrapped
+
+                    print(escape_controls(f"raw-tui: {err.message}"), file=sys.stderr)
                     return 1
                 raise
             if isinstance(outcome, int):
@@ -358,7 +360,9 @@ async def _run_ui(args) -> "int | str":
     if not app.return_code:
         hint = _leaving_hint(transport, opened, args.cwd)
         if hint:
-            print(hint)
+            from .termsafe import escape_controls  # the UI's stdout is not wrapped
+
+            print(escape_controls(hint, keep_lines=False))
     return app.return_code or 0
 
 

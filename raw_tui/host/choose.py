@@ -90,8 +90,10 @@ def offer_attach(args: Any, *, stdin=None, out=None) -> str | None:
     status = latest_live(str(args.cwd_path))
     if status is None:
         return None
-    out.write(f"raw-tui: session {status.session_id} in this directory is live "
-              f"({status.state}). Attach to it? [Y/n] ")
+    from ..termsafe import escape_controls  # what a host says is drawn, not obeyed
+
+    out.write(escape_controls(f"raw-tui: session {status.session_id} in this directory is "
+                              f"live ({status.state}). Attach to it? [Y/n] ", keep_lines=False))
     out.flush()
     answer = stdin.readline().strip().lower()
     return status.session_id if answer in ("", "y", "yes") else None

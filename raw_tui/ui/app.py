@@ -24,6 +24,7 @@ from ..client import SessionClient
 from ..commands import (Clear, Command, Compact, Quit, Reply, SavedSession, SessionInfo,
                         SwitchAgent, SwitchModel, UiSettings)
 from .bridge import EventBridge
+from .neutral import NeutralClient
 from .prefs import load_prefs, save_prefs
 from .screens.main import MainScreen
 from .styles import stylesheets
@@ -65,13 +66,15 @@ class RawApp(App):
     def __init__(self, client: SessionClient, *, prefs_path: Path | None = None) -> None:
         """`client` is the session across the wall: events come through it, commands go
         back through it. A session not `ready` yet is opened right after the first frame.
-        `prefs_path` is where the theme chosen in the palette is remembered (None: nowhere)."""
+        `prefs_path` is where the theme chosen in the palette is remembered (None: nowhere).
+        The app holds `client` behind `NeutralClient`: whatever the session says is drawn
+        with its controls shown escaped (neutral.py)."""
         super().__init__()
         self.prefs_path = prefs_path
         self.prefs, self.prefs_error = load_prefs(prefs_path)
         if self.prefs.theme in self.available_themes:
             self.theme = self.prefs.theme
-        self.client = client
+        self.client: SessionClient = NeutralClient(client)
         self.bridge = EventBridge()
         self.startup_error: BaseException | None = None
         self._ready_marker: str | None = None
@@ -83,12 +86,12 @@ class RawApp(App):
         self._may_open = asyncio.Event()
         self.options = UiSettings()
         self.saved: list[SavedSession] = []  # other saved sessions, for the palette
-        self.info: SessionInfo = client.info  # agent and model follow `agent_model` events
+        self.info: SessionInfo = self.client.info  # agent and model follow `agent_model` events
         self.animation_level = "none"
         # The first frame shows the composer's stand-in (widgets/stand_in.py) where there is
         # a first frame to hurry: a terminal, a browser; not headless (tests), unless set.
         self.composer_stand_in: bool | None = None
-        client.listen(self.bridge.deliver)
+        self.client.listen(self.bridge.deliver)
 
     def get_driver_class(self):
         """Textual's driver; on Linux one that survives a hung-up terminal (ui/driver.py)."""

@@ -5,7 +5,6 @@ the arguments as highlighted JSON. `a` approves this one call; `d` or Esc denies
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import msgspec
@@ -18,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...bus import ApprovalRequest
+from ..neutral import json_text
 from ..preview import effect_lines, preview_text
 from ..styles import stylesheet
 
@@ -71,7 +71,7 @@ class ApprovalScreen(ModalScreen[bool]):
                     yield Static(Text(f"  ⚠ passes through a symbolic link: {link}",
                                       style="bold red"), classes="effect-warning")
         elif effects is not None:
-            yield Static(Syntax(json.dumps(effects, indent=2, ensure_ascii=False), "json",
+            yield Static(Syntax(json_text(effects, indent=2), "json",
                                 word_wrap=True, background_color="default"))
         else:
             yield Static(Text("(this tool declares no effects)", style="dim"))
@@ -82,7 +82,7 @@ class ApprovalScreen(ModalScreen[bool]):
             yield Static(Syntax(diff, "diff", word_wrap=True, background_color="default"),
                          id="approval-diff")
         yield Static(Text("Arguments", style="bold underline"), classes="section-title")
-        yield Static(Syntax(json.dumps(r.arguments, indent=2, ensure_ascii=False), "json",
+        yield Static(Syntax(json_text(r.arguments, indent=2), "json",
                             word_wrap=True, background_color="default"), id="approval-args")
 
     def _keys(self) -> Text:
