@@ -13,7 +13,6 @@ whatever it draws (raw_tui/ui/neutral.py). JSON output escapes C0 by nature but 
 from __future__ import annotations
 
 import io
-import re
 from typing import Any, Callable, TextIO
 
 import msgspec
@@ -25,9 +24,6 @@ _CONTROLS = list(range(0x20)) + list(range(0x7F, 0xA0))
 BIDI = list(range(0x202A, 0x202F)) + list(range(0x2066, 0x206A))
 _ALL = {c: f"\\x{c:02x}" for c in _CONTROLS} | {c: f"\\u{c:04x}" for c in BIDI}
 _KEEP_LINES = {c: escape for c, escape in _ALL.items() if c not in (0x09, 0x0A)}
-# what either table changes (one search finds that a string needs no change)
-_UNSAFE_ALL = re.compile("[" + "".join(f"\\u{c:04x}" for c in _ALL) + "]")
-_UNSAFE_KEEP_LINES = re.compile("[" + "".join(f"\\u{c:04x}" for c in _KEEP_LINES) + "]")
 # in JSON text DEL, C1 and the bidi characters can only sit inside a string, where `\u00XX`
 # means the same
 _JSON_ESCAPES = {c: f"\\u{c:04x}" for c in [*range(0x7F, 0xA0), *BIDI]}
@@ -37,9 +33,10 @@ def escape_controls(text: str, *, keep_lines: bool = True) -> str:
     """`text` with ESC and every other C0/C1 control shown as `\\x1b` and the bidi format
     characters as `\\u202e`; `\\n` and `\\t` are kept unless `keep_lines` is False (a
     one-line message quoting a key or a name). Text it returned comes back unchanged."""
-    if not (_UNSAFE_KEEP_LINES if keep_lines else _UNSAFE_ALL).search(text):
+    if text.isprintable():  # no control, no format character: the common case, at once
         return text
-    return text.translate(_KEEP_LINES if keep_lines else _ALL)
+    shown = text.translate(_KEEP_LINES if keep_lines else _ALL)
+    return text if shown == text else shown
 
 
 def escape_json_controls(text: str) -> str:

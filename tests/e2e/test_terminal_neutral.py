@@ -101,7 +101,9 @@ def test_no_source_reaches_the_terminal_as_a_control(place):  # noqa: F811
     screen = visible_text(bytes(out))
     for source in ("model:", "result:", "hook:", "bash:"):
         assert source + SHOWN in screen, f"{source} not shown escaped"
-    assert f"p{SHOWN}.txt" in modal  # the write_file path in the modal's effects
+    target = f"{place / 'w'}/p{SHOWN}.txt"
+    assert f"write             {target}" in modal  # the write_file path in the modal's effects
+    assert f"✔ wrote {target}" in screen  # ... and in its result row
     written = next(name for name in os.listdir(place / "w") if name.startswith("p"))
     assert written == f"p{HOSTILE}.txt"  # approved: the call's own path was written
     assert "Board\\u202etitle" in screen and "item\\u202elabel" in screen  # the panel
