@@ -17,6 +17,7 @@ import msgspec
 from textual import log
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.command import CommandPalette, SearchIcon
 from textual.screen import Screen
 
 from ..bus import UserMessage
@@ -46,6 +47,17 @@ def osc52(text: str) -> str:
     in a DCS passthrough: inside tmux that needs `allow-passthrough on`, while the plain
     sequence reaches the outer terminal with `set -g set-clipboard on` (see the README)."""
     return f"\x1b]52;c;{base64.b64encode(text.encode('utf-8')).decode('ascii')}\a"
+
+
+PALETTE_ICON = ">"  # Textual's 🔎 is an emoji: a box in xterm and in Chromium without one
+
+
+class Palette(CommandPalette):
+    """Textual's command palette with a search mark every terminal font has."""
+
+    def on_mount(self) -> None:
+        for icon in self.query(SearchIcon):
+            icon.icon = PALETTE_ICON
 
 
 class RawApp(App):
@@ -307,7 +319,8 @@ class RawApp(App):
             self.saved = await self.client.saved_sessions()
         except Exception as err:
             log.error(f"listing sessions failed: {err!r}")
-        super().action_command_palette()
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         main = self.main
