@@ -96,7 +96,8 @@ class NeutralClient:
         return self._in(event)
 
     def _output(self, event: events.ToolOutput) -> events.ToolOutput:
-        text = self._held.pop(event.call_id, "") + event.text
+        held = self._held.pop(event.call_id, "")
+        text = ("" if event.cut else held) + event.text  # output left out between: not one
         cut = CUT_SEQUENCE.search(text)
         if cut is not None and len(cut.group()) <= CSI_HELD_MAX:
             self._held[event.call_id] = cut.group()

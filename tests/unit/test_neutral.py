@@ -161,6 +161,9 @@ def test_live_output_drops_a_colour_sequence_cut_between_two_chunks():
     session.bus.publish(ev.ToolOutput(call_id="c", text="one \x1b[3"))
     session.bus.publish(ev.ToolOutput(call_id="c", text="1mred\x1b[0m\n"))
     assert "".join(e.text for e in seen) == "one red\n"
+    session.bus.publish(ev.ToolOutput(call_id="c", text="two \x1b["))
+    session.bus.publish(ev.ToolOutput(call_id="c", text="x", cut=100))  # not the same sequence
+    assert seen[-1].text == "x"
 
 
 def test_names_the_ui_was_shown_go_back_as_the_sessions_own():
