@@ -150,15 +150,20 @@ def shape_file(item: FilePreview, budget: int) -> tuple[FilePreview, int]:
                        diff=diff, symlinks=links), budget
 
 
-def unified_diff(before: str, after: str, path: str) -> list[str]:
+def unified_diff(before: str, after: str, path: str, *, created: bool = False,
+                 removed: bool = False) -> list[str]:
     """A unified diff of two texts split on `\\n` only (never `str.splitlines`, which also
-    breaks at `\\r`, `\\f`, U+2028 ...: the lines shown are the lines the tool counts)."""
+    breaks at `\\r`, `\\f`, U+2028 ...: the lines shown are the lines the tool counts).
+    A file the call creates is diffed from `/dev/null`, one it removes to it (as git does)."""
     out = []
-    for line in difflib.unified_diff(split_lines(before), split_lines(after), path, path):
+    old, new = ("/dev/null" if created else path), ("/dev/null" if removed else path)
+    for line in difflib.unified_diff(split_lines(before), split_lines(after), old, new):
         if line.endswith("\n"):
             out.append(line)
         else:
             out += [line + "\n", "\\ No newline at end of file\n"]
+    if not out and (created or removed):  # an empty file: no line, but a change all the same
+        out = [f"--- {old}\n", f"+++ {new}\n"]
     return out
 
 

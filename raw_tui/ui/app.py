@@ -17,6 +17,7 @@ import msgspec
 from textual import log
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.command import CommandPalette, SearchIcon
 from textual.screen import Screen
 
 from ..bus import UserMessage
@@ -24,6 +25,7 @@ from ..client import SessionClient
 from ..commands import (Clear, Command, Compact, Quit, Reply, SavedSession, SessionInfo,
                         SwitchAgent, SwitchModel, UiSettings)
 from .bridge import EventBridge
+from .neutral import NeutralClient
 from .prefs import load_prefs, save_prefs
 from .screens.main import MainScreen
 from .styles import stylesheets
@@ -47,6 +49,17 @@ def osc52(text: str) -> str:
     return f"\x1b]52;c;{base64.b64encode(text.encode('utf-8')).decode('ascii')}\a"
 
 
+PALETTE_ICON = ">"  # Textual's 🔎 is an emoji: a box in xterm and in Chromium without one
+
+
+class Palette(CommandPalette):
+    """Textual's command palette with a search mark every terminal font has."""
+
+    def on_mount(self) -> None:
+        for icon in self.query(SearchIcon):
+            icon.icon = PALETTE_ICON
+
+
 class RawApp(App):
     TITLE = "raw-tui"
     CSS_PATH = stylesheets("app", "chat", "sidebar", "composer", "status_line")
@@ -66,13 +79,15 @@ class RawApp(App):
     def __init__(self, client: SessionClient, *, prefs_path: Path | None = None) -> None:
         """`client` is the session across the wall: events come through it, commands go
         back through it. A session not `ready` yet is opened right after the first frame.
-        `prefs_path` is where the theme chosen in the palette is remembered (None: nowhere)."""
+        `prefs_path` is where the theme chosen in the palette is remembered (None: nowhere).
+        The app holds `client` behind `NeutralClient`: whatever the session says is drawn
+        with its controls shown escaped (neutral.py)."""
         super().__init__()
         self.prefs_path = prefs_path
         self.prefs, self.prefs_error = load_prefs(prefs_path)
         if self.prefs.theme in self.available_themes:
             self.theme = self.prefs.theme
-        self.client = client
+        self.client: SessionClient = NeutralClient(client)
         self.bridge = EventBridge()
         self.startup_error: BaseException | None = None
         self._ready_marker: str | None = None
@@ -84,12 +99,12 @@ class RawApp(App):
         self._may_open = asyncio.Event()
         self.options = UiSettings()
         self.saved: list[SavedSession] = []  # other saved sessions, for the palette
-        self.info: SessionInfo = client.info  # agent and model follow `agent_model` events
+        self.info: SessionInfo = self.client.info  # agent and model follow `agent_model` events
         self.animation_level = "none"
         # The first frame shows the composer's stand-in (widgets/stand_in.py) where there is
         # a first frame to hurry: a terminal, a browser; not headless (tests), unless set.
         self.composer_stand_in: bool | None = None
-        client.listen(self.bridge.deliver)
+        self.client.listen(self.bridge.deliver)
 
     def get_driver_class(self):
         """Textual's driver; on Linux one that survives a hung-up terminal (ui/driver.py)."""
@@ -321,7 +336,8 @@ class RawApp(App):
             self.saved = await self.client.saved_sessions()
         except Exception as err:
             log.error(f"listing sessions failed: {err!r}")
-        super().action_command_palette()
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         main = self.main

@@ -17,7 +17,7 @@ BINDING_IDS: tuple[str, ...] = (
     "raw.search", "chat.edit", "chat.search", "chat.next_match", "chat.previous_match",
     "search.next", "search.previous", "search.close",
     "composer.send", "composer.newline", "composer.history_previous", "composer.history_next",
-    "approval.allow", "approval.deny",
+    "approval.allow", "approval.deny", "approval.paths",
     "form.submit", "form.cancel",
     "actions.close", "transcript.close",
     *(f"{prefix}.{name}" for prefix in NAVIGATORS for name in NAVIGATION),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 
@@ -43,16 +43,44 @@ def effect_lines(effects: Any, preview: Any = None) -> list[EffectLine]:
     return out
 
 
-def preview_text(preview: Any) -> str:
-    """Every file's diff, then a `! PATH: NOTE` line for each file that has none."""
+NO_CHANGE = "no change (the file already holds this content)"
+
+
+def preview_text(preview: Any, shown: Callable[[str], str] = str) -> str:
+    """Every file's diff, then a `! PATH: NOTE` line for each file that has none: the
+    engine's note, or `no change` when the call leaves the file as it is (a diff with no
+    line). `shown` is how a path reads (relative to the working directory, say): in the
+    diff's `---`/`+++` lines and the notes."""
     lines: list[str] = []
     for item in preview_files(preview):
         if item.diff:
-            lines.append(visible(item.diff))
+            lines.append(visible(diff_with_paths(item.diff, item.path, shown)))
     for item in preview_files(preview):
-        if item.note:
-            lines.append(visible(f"! {item.path}: {item.note}" if item.path else f"! {item.note}"))
+        note = item.note or ("" if item.diff else NO_CHANGE)
+        if note:
+            lines.append(visible(f"! {shown(item.path)}: {note}" if item.path else f"! {note}"))
     return "\n".join(lines)
+
+
+def diff_with_paths(diff: str, path: str, shown: Callable[[str], str]) -> str:
+    """`diff` with its `--- PATH` / `+++ PATH` header lines naming `path` as `shown` says."""
+    if shown is str or not path:
+        return diff
+    lines = diff.split("\n")
+    for index, line in enumerate(lines[:2]):
+        if line[4:] == path and line[:4] in ("--- ", "+++ "):
+            lines[index] = line[:4] + shown(path)
+    return "\n".join(lines)
+
+
+def relative_to(cwd: str) -> Callable[[str], str]:
+    """How a path reads in the modal: relative when it is under `cwd`, else as it is."""
+    base = cwd.rstrip("/") + "/"
+
+    def shown(path: str) -> str:
+        return path[len(base):] if cwd and path.startswith(base) and path != base else path
+
+    return shown
 
 
 def visible(text: str) -> str:

@@ -307,7 +307,7 @@ async def test_many_files_stay_under_the_event_bound(tmp_path):
     assert size < approval_preview.MAX_TOTAL_CHARS * 1.1
     notes = [f.note for f in event.preview.files if f.note]
     assert notes and set(notes) == {"no preview: the preview is over its size limit"}
-    assert event.preview.files[0].diff.startswith(f"--- {tmp_path / 'f0.txt'}")
+    assert event.preview.files[0].diff.startswith(f"--- /dev/null\n+++ {tmp_path / 'f0.txt'}")
 
 
 # ---------------------------------------------------------------------------- the event
@@ -386,3 +386,16 @@ async def test_a_tool_module_that_fails_to_load_is_a_note(tmp_path):
     assert asked(events).preview.files == [ev.FilePreview(
         path="", operation="", note="no preview: no such thing")]
     assert report.code == "tool_error" and "no such thing" in report.message
+
+
+async def test_a_new_file_is_diffed_from_dev_null_an_empty_one_too(tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    ops = [{"mode": "overwrite", "path": "new.txt", "content": "fresh\n"},
+           {"mode": "overwrite", "path": "blank.txt", "content": ""},
+           {"mode": "overwrite", "path": "empty.txt", "content": "x\n"}]
+    _, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file",
+                               {"operations": ops}, approver=False)
+    new, blank, empty = asked(events).preview.files
+    assert new.diff == f"--- /dev/null\n+++ {tmp_path / 'new.txt'}\n@@ -0,0 +1 @@\n+fresh"
+    assert blank.diff == f"--- /dev/null\n+++ {tmp_path / 'blank.txt'}"  # created, empty
+    assert empty.diff.startswith(f"--- {tmp_path / 'empty.txt'}\n")  # it exists: no /dev/null

@@ -16,6 +16,12 @@ from .fake_session import connect
 from .helpers import flat, screen_text
 
 
+def diff_lines(text: str) -> list[str]:
+    """The `---`/`+++` header lines of the modal's diff, in order."""
+    return [line.strip(" ▏█▌│") for line in text.splitlines()
+            if line.strip(" ▏█▌│").startswith(("--- ", "+++ "))]
+
+
 async def test_modal_shows_effects_diff_and_arguments_and_a_approves(session, tmp_path):
     target = tmp_path / "notes.txt"
     target.write_text("hello\nold line\n")
@@ -31,7 +37,14 @@ async def test_modal_shows_effects_diff_and_arguments_and_a_approves(session, tm
         assert "builtin/write_file · asked by tools.rules[3]" in text
         assert text.index("Intended effects") < text.index("Preview (not written)") < text.index(
             "Arguments")
-        assert f"write             {target}" in text
+        assert "write             notes.txt" in text  # under the working directory
+        assert "--- notes.txt" in text and "+++ notes.txt" in text
+        assert "p full paths" in text
+        await pilot.press("p")  # the absolute paths a key away
+        await pilot.pause()
+        text = screen_text(app)
+        assert f"write             {target}" in text and f"--- {target}" in text
+        assert "p relative paths" in text
         assert "-old line" in text and "+new line" in text
         assert '"old_text": "old line"' in text
         assert target.read_text() == "hello\nold line\n"  # never written
@@ -72,7 +85,7 @@ async def test_modal_draws_the_preview_notes_and_reads_no_file(session, tmp_path
         session.publish(call, ask)
         await pilot.pause()
         text = flat(screen_text(app))
-        assert f"! {tmp_path / 'a.txt'}: no preview: the file is a FIFO" in text
+        assert "! a.txt: no preview: the file is a FIFO" in text
         assert "on disk" not in text and "+hello" not in text
 
 
@@ -100,7 +113,7 @@ async def test_patch_form_previews_the_patch_as_a_diff(session, tmp_path):
         await pilot.pause()
         text = screen_text(app)
         assert "-two" in text and "+TWO" in text and "+fresh" in text
-        assert f"+++ {tmp_path / 'b.txt'}" in text
+        assert diff_lines(text)[-2:] == ["--- /dev/null", "+++ b.txt"]  # a new file
 
 
 async def test_several_approvals_queue_and_d_and_escape_deny(session):
@@ -185,3 +198,33 @@ async def test_only_what_scrolls_shows_a_scrollbar_in_and_around_the_modal(sessi
         assert body.max_scroll_y > 0 and _drawn(body.vertical_scrollbar)
         assert body.vertical_scrollbar.region.width == 1
         assert "↑↓ scroll" in screen_text(app)
+
+
+async def test_a_new_file_is_diffed_from_dev_null_and_an_identical_overwrite_says_no_change(
+        session, tmp_path):
+    (tmp_path / "same.txt").write_text("hello\nworld\n")
+    args = {"operations": [
+        {"mode": "overwrite", "path": "same.txt", "content": "hello\nworld\n"},
+        {"mode": "overwrite", "path": "new.txt", "content": "fresh\n"}]}
+    app = RawApp(connect(session))
+    async with app.run_test(size=(120, 40)) as pilot:
+        session.publish(*samples.write_call(str(tmp_path / "same.txt"), arguments=args,
+                                            cwd=str(tmp_path)))
+        await pilot.pause()
+        text = screen_text(app)
+        assert diff_lines(text) == ["--- /dev/null", "+++ new.txt"]  # none for same.txt
+        assert "@@ -0,0 +1 @@" in text and "+fresh" in text
+        assert "! same.txt: no change (the file already holds this content)" in text
+
+
+async def test_a_path_outside_the_working_directory_stays_absolute_and_p_does_nothing(
+        session, tmp_path):
+    app = RawApp(connect(session))
+    async with app.run_test(size=(120, 40)) as pilot:
+        session.publish(*samples.write_call("/elsewhere/x.txt", cwd=str(tmp_path)))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "write             /elsewhere/x.txt" in text and "full paths" not in text
+        await pilot.press("p")
+        await pilot.pause()
+        assert screen_text(app) == text

@@ -36,7 +36,7 @@ def kind_module(kind: object) -> ModuleType | None:
 
 def fallback_rows(block: dict) -> list[Row]:
     """A kind this UI does not draw: its fields as text."""
-    import json  # (not before the first frame: it draws no block)
+    from ..neutral import json_text
 
     rows: list[Row] = [(None, Text(f"[{block.get('kind')}]", style="dim"))]
     if isinstance(block.get("fallback"), str):  # the tool's own text for it (as Raw)
@@ -45,7 +45,7 @@ def fallback_rows(block: dict) -> list[Row]:
     for key, value in block.items():
         if key in ("id", "kind", "title", "fallback"):
             continue
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        shown = value if isinstance(value, str) else json_text(value)
         rows.append((None, Text(f"{key}: {shown}")))
     return rows
 

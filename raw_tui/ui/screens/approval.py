@@ -1,12 +1,12 @@
 """The approval modal: the tool and its identity, the rule that asked, the intended effects
 apart from the raw arguments (operation, absolute path, a warning when the path passes
 through a symbolic link), the preview the engine computed (each file's diff or a note), then
-the arguments as highlighted JSON. `a` approves this one call; `d` or Esc denies."""
+the arguments as highlighted JSON. `a` approves this one call; `d` or Esc denies. Paths
+under the session's working directory read relative to it; `p` shows them absolute."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 from rich.syntax import Syntax
@@ -18,7 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...bus import ApprovalRequest
-from ..preview import effect_lines, preview_text
+from ..neutral import json_text
+from ..preview import effect_lines, preview_files, preview_text, relative_to
 from ..styles import stylesheet
 
 
@@ -32,6 +33,7 @@ class ApprovalScreen(ModalScreen[bool]):
     BINDINGS = [
         Binding("a", "answer(True)", "Approve", id="approval.allow"),
         Binding("d,escape", "answer(False)", "Deny", id="approval.deny"),
+        Binding("p", "toggle_paths", "Full paths", id="approval.paths"),
     ]
 
     def __init__(self, request: ApprovalRequest, *, waiting: int = 0) -> None:
@@ -39,6 +41,8 @@ class ApprovalScreen(ModalScreen[bool]):
         self.request = request
         self.waiting = waiting
         self.scrolls = False  # the body is taller than the dialog: say how to see the rest
+        self.absolute = False  # `p`: paths as they are, not relative to the working directory
+        self.shortened = False  # some path reads relative (the keys line offers `p`)
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -56,33 +60,45 @@ class ApprovalScreen(ModalScreen[bool]):
                 yield from self._sections()
             yield Static(self._keys(), id="approval-keys")
 
+    def shown(self) -> Callable[[str], str]:
+        """How a path reads now: relative to the session's working directory, or (`p`) as
+        it is."""
+        info = getattr(self.app, "info", None)
+        cwd = getattr(info, "cwd", "") or ""
+        return str if self.absolute or not cwd else relative_to(cwd)
+
     def _sections(self) -> ComposeResult:
         r = self.request
         effects = _get(r.effects)
         preview = _get(getattr(r, "preview", msgspec.UNSET))
+        shown = self.shown()
+        relative = relative_to(getattr(getattr(self.app, "info", None), "cwd", "") or "")
+        paths = [e.path for e in effect_lines(effects, preview)] + [
+            f.path for f in preview_files(preview)]
+        self.shortened = any(relative(path) != path for path in paths)
         yield Static(Text("Intended effects", style="bold underline"), classes="section-title")
         lines = effect_lines(effects, preview)
         if lines:
             for effect in lines:
                 line = Text(f"{effect.operation:<18}", style="bold yellow")
-                line.append(effect.path)
+                line.append(shown(effect.path))
                 yield Static(line, classes="effect")
                 for link in effect.symlinks:
                     yield Static(Text(f"  ⚠ passes through a symbolic link: {link}",
                                       style="bold red"), classes="effect-warning")
         elif effects is not None:
-            yield Static(Syntax(json.dumps(effects, indent=2, ensure_ascii=False), "json",
+            yield Static(Syntax(json_text(effects, indent=2), "json",
                                 word_wrap=True, background_color="default"))
         else:
             yield Static(Text("(this tool declares no effects)", style="dim"))
-        diff = preview_text(preview)
+        diff = preview_text(preview, shown)
         if diff:
             yield Static(Text("Preview (not written)", style="bold underline"),
                          classes="section-title")
             yield Static(Syntax(diff, "diff", word_wrap=True, background_color="default"),
                          id="approval-diff")
         yield Static(Text("Arguments", style="bold underline"), classes="section-title")
-        yield Static(Syntax(json.dumps(r.arguments, indent=2, ensure_ascii=False), "json",
+        yield Static(Syntax(json_text(r.arguments, indent=2), "json",
                             word_wrap=True, background_color="default"), id="approval-args")
 
     def _keys(self) -> Text:
@@ -92,8 +108,14 @@ class ApprovalScreen(ModalScreen[bool]):
         keys.append(" deny")
         if self.waiting:
             keys.append(f"   · {self.waiting} more waiting", style="bold magenta")
-        if self.scrolls:  # last: on a narrow screen it is the part cut
+        if self.scrolls:
             keys.append("   ↑↓ scroll", style="dim")
+        paths = " relative paths" if self.absolute else " full paths"
+        width = next((w.content_size.width for w in self.query("#approval-keys")), 0)
+        if self.shortened and (not width or len(keys.plain) + 4 + len(paths) <= width):
+            keys.append("   ")  # last, and only whole: on a narrow screen it is left out
+            keys.append("p", style="bold")
+            keys.append(paths)
         return keys
 
     def set_waiting(self, waiting: int) -> None:
@@ -110,10 +132,18 @@ class ApprovalScreen(ModalScreen[bool]):
         self.call_after_refresh(self.check_scrolls)
 
     def check_scrolls(self) -> None:
-        scrolls = self.query_one("#approval-body").max_scroll_y > 0
-        if scrolls != self.scrolls:
-            self.scrolls = scrolls
-            self.set_waiting(self.waiting)
+        self.scrolls = self.query_one("#approval-body").max_scroll_y > 0
+        self.set_waiting(self.waiting)  # laid out: what fits on the keys line is known
+
+    async def action_toggle_paths(self) -> None:
+        """`p`: the paths absolute, or relative again (the body is drawn anew)."""
+        if not self.shortened:
+            return
+        self.absolute = not self.absolute
+        body = self.query_one("#approval-body", VerticalScroll)
+        await body.remove_children()
+        await body.mount_all(list(self._sections()))
+        self.set_waiting(self.waiting)
 
     def action_answer(self, allow: bool) -> None:
         self.dismiss(allow)

@@ -31,6 +31,7 @@ class StatusLineState(msgspec.Struct):
     truncated: bool = False  # the last reply was cut by the output limit
 
 
+NOTICE_MIN = 12  # a notice shorter than this would say nothing when cut: left out
 KEYS = "^q quit  ^p cmds  F1 keys"
 SHORT_KEYS = "^q quit"
 # where the keyboard is, in words (focus is otherwise shown by a background colour only)
@@ -115,13 +116,13 @@ class StatusLine(Horizontal):
 
     _place = ""
 
-    def _fit_hints(self, state_cells: int) -> None:
-        """Show the hints that fit beside the state: place and keys, keys, `^q quit`, none."""
+    def _fit_hints(self, state_cells: int) -> int:
+        """Show the hints that fit beside the state: place and keys, keys, `^q quit`, none.
+        Returns the cells left for the state's text (its padding taken off)."""
         width = self.size.width or self.app.size.width
         for place, keys in ((self._place, KEYS), ("", KEYS), ("", SHORT_KEYS), ("", "")):
-            cells = state_cells + 2 + (len(place) + 3 if place else 0) + (
-                len(keys) + 2 if keys else 0)
-            if cells <= width or not keys:
+            hints = (len(place) + 3 if place else 0) + (len(keys) + 2 if keys else 0)
+            if state_cells + 2 + hints <= width or not keys:
                 break
         widget = self.query_one("#status-place", Static)
         widget.update(Text(place, style="bold") + Text(" ·") if place else "")
@@ -129,6 +130,7 @@ class StatusLine(Horizontal):
         keys_widget = self.query_one("#status-keys", Static)
         keys_widget.update(keys)
         keys_widget.display = bool(keys)
+        return width - hints - 2
 
     def show(self, status: StatusLineState) -> None:
         if not self.query("#status-text"):
@@ -151,8 +153,17 @@ class StatusLine(Horizontal):
             line.append(f" · {status.context}", style="dim")
         if status.truncated:
             line.append(" · reply truncated", style="bold red")
-        self._fit_hints(line.cell_len)
-        line.append(f" · {status.agent} · {status.model}", style="dim")
-        if status.notice:
-            line.append(" · " + status.notice, style="red" if status.notice_error else "dim")
+        room = self._fit_hints(line.cell_len) - line.cell_len
+        # what follows the state is shown whole or not at all (a part cut at a word left a
+        # dangling `·` before the blank up to the hints)
+        for who in (f" · {status.agent} · {status.model}", f" · {status.model}"):
+            if status.model and len(who) <= room:
+                line.append(who, style="dim")
+                room -= len(who)
+                break
+        notice = " · " + status.notice if status.notice else ""
+        if notice and len(notice) > room >= NOTICE_MIN:  # cut, saying so
+            notice = notice[:room - 1] + "…"
+        if notice and len(notice) <= room:
+            line.append(notice, style="red" if status.notice_error else "dim")
         self.query_one("#status-text", Static).update(line)

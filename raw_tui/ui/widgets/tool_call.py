@@ -9,8 +9,6 @@ at the result or the end of the turn, so an idle screen sends nothing to the ter
 
 from __future__ import annotations
 
-import json
-import re
 import time
 from typing import Any
 
@@ -19,6 +17,7 @@ from rich.console import Group
 from rich.text import Text
 
 from ...termsafe import escape_controls
+from ..neutral import json_text
 from ..preview import effect_lines
 from .safe import SafeStatic
 
@@ -27,7 +26,6 @@ LIVE_KEEP_CHARS = 8192  # the running output kept on screen (its tail)
 LIVE_LINES = 6  # of which this many lines show (all kept ones when expanded)
 TICK_S = 0.25  # spinner frame; the elapsed time changes once a second
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")  # colour, cursor moves
 ARGS_CLIP = 160
 DENIAL_CODES = ("tool_denied", "hook_denied", "hook_error", "approval_denied",
                 "approval_required", "approval_error", "tool_not_exposed")
@@ -43,9 +41,9 @@ def result_text(content: Any) -> str:
         if isinstance(block, dict) and block.get("type") == "text":
             parts.append(str(block.get("text", "")))
         elif isinstance(block, dict) and block.get("type") == "json":
-            parts.append(json.dumps(block.get("value"), ensure_ascii=False, indent=1))
+            parts.append(json_text(block.get("value"), indent=1))
         else:
-            parts.append(json.dumps(block, ensure_ascii=False))
+            parts.append(json_text(block))
     return "\n".join(parts)
 
 
@@ -68,9 +66,10 @@ def elapsed_text(seconds: float) -> str:
 
 
 def output_lines(text: str) -> list[str]:
-    """Terminal output as lines to draw: colour and cursor sequences dropped, a line
-    rewritten with `\\r` (a progress counter) shows its last state, other controls escaped."""
-    text = CSI.sub("", text.replace("\r\n", "\n"))
+    """Terminal output as lines to draw (its colour and cursor sequences were dropped as it
+    came in: ui/neutral.py): a line rewritten with `\\r` (a progress counter) shows its last
+    state, other controls escaped."""
+    text = text.replace("\r\n", "\n")
     lines = [next((part for part in reversed(line.split("\r")) if part), "")
              for line in text.split("\n")]
     if lines and lines[-1] == "":
@@ -228,7 +227,7 @@ class ToolCallView(SafeStatic):
             head.append_text(self.running_text())
         lines: list[Text] = [head]
         if self.arguments is not None:
-            args = json.dumps(self.arguments, ensure_ascii=False)
+            args = json_text(self.arguments)
             if not self.expanded and len(args) > ARGS_CLIP:
                 args = args[:ARGS_CLIP - 1] + "…"
             lines.append(Text("  args ", style="dim") + Text(args))
@@ -279,7 +278,7 @@ class ToolCallView(SafeStatic):
         return out
 
     def plain_text(self) -> str:
-        args = json.dumps(self.arguments, ensure_ascii=False)
+        args = json_text(self.arguments)
         out = [f"{self.tool_name} ({self.identity}) {self.decision()[0]}", f"args: {args}"]
         out += [f"effect: {e.operation} {e.path}"
                 for e in effect_lines(self.effects, self.preview)]

@@ -353,6 +353,10 @@ def file_preview(plan: Plan, path: str, operation: str) -> dict[str, Any]:
     except UnicodeDecodeError:
         return {**entry, "note": f"no preview: {path} is not UTF-8 text "
                                  f"({len(before or b'')} bytes before, {len(after or b'')} after)"}
+    if (before is None) != (after is None):  # created or removed: diffed from/to /dev/null
+        entry["diff"] = "".join(approval_preview.unified_diff(
+            entry["before"], entry["after"], path, created=before is None,
+            removed=after is None))
     return entry
 
 
