@@ -1,4 +1,4 @@
-"""No byte sequence from outside reaches the terminal as a control (docs/decisions/ui-neutral.md).
+"""No byte sequence from outside reaches the terminal as a control (docs/security.md).
 
 The installed `raw-tui` on a bare pseudo-terminal (not tmux, which would parse what it is
 sent): every source of text the UI draws emits an OSC 52 (writes the clipboard), an OSC 0
@@ -65,11 +65,14 @@ def hostile_config(root: Path) -> Path:
     return cfg / "raw.json"
 
 
-def visible_text(out: bytes) -> str:
-    """The text the UI wrote, its own sequences (SGR, cursor moves) taken out."""
-    import re
+def visible_text(out: bytes, size=(200, 60)) -> str:
+    """The screen the UI's bytes leave on a terminal (the pyte emulator), one line a row.
+    (The UI writes only the cells that change: its text is not in its bytes in order.)"""
+    import pyte
 
-    return re.sub(r"\x1b\[[0-9;?<>]*[A-Za-z]", "", out.decode("utf-8", "replace"))
+    screen = pyte.Screen(*size)
+    pyte.ByteStream(screen).feed(out)
+    return "\n".join(screen.display)
 
 
 def assert_no_raw_controls(out: bytes) -> None:
@@ -90,7 +93,7 @@ def test_no_source_reaches_the_terminal_as_a_control(place):  # noqa: F811
             terminal.write(b"go\r")
             out += read_until(terminal, b"Approve ", "no approval modal")
             out += terminal.read_for(1.0)
-            modal = visible_text(bytes(out[out.rfind(b"Approve "):]))
+            modal = visible_text(bytes(out))
             terminal.write(b"a")
             out += read_until(terminal, b"all done here", "the turn did not end")
             out += terminal.read_for(1.0)
@@ -98,7 +101,7 @@ def test_no_source_reaches_the_terminal_as_a_control(place):  # noqa: F811
             terminal.write(b"\x11")  # Ctrl+Q: the session ends
             out += terminal.read_for(2.0)
     assert_no_raw_controls(bytes(out))
-    screen = visible_text(bytes(out))
+    screen = modal + visible_text(bytes(out))  # the screen with the modal, and at the end
     for source in ("model:", "result:", "hook:", "bash:"):
         assert source + SHOWN in screen, f"{source} not shown escaped"
     target = f"{place / 'w'}/p{SHOWN}.txt"
@@ -132,7 +135,8 @@ def test_a_hosts_status_in_the_attach_prompt_is_escaped(place):  # noqa: F811
     cfg = place / "cfg"
     write_config(cfg, {"tools": {"use": []}})
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(str(runtime / "raw-tui" / "fake.sock"))
+    # a socket counts only when its host names the session its file is named for
+    server.bind(str(runtime / "raw-tui" / f"id{HOSTILE}.sock"))
     server.listen(8)
     status = protocol.Status(version=protocol.PROTOCOL_VERSION, session_id=f"id{HOSTILE}",
                              cwd=str(place / "w"), agent=f"agent{HOSTILE}",
