@@ -19,6 +19,7 @@ from .errors import ConfigError, json_path
 from .jsonstrict import convert, load_file, read_bounded
 from .paths import config_home
 from .redact import Redactor
+from .tools.sandbox.env import register_key_names
 
 DEMO_DIR = Path(__file__).parent / "demo"
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -183,6 +184,7 @@ def load_config(explicit: str | None = None, *, cwd: Path | None = None,
     config.mcp = _mcp(raw.mcp, label)
     _register_mcp_secrets(config)
     models = {alias: _model(alias, value, label) for alias, value in raw.models.items()}
+    register_key_names(model.api_key_env for model in models.values())
     for model in models.values():
         config.redactor.register(model.api_key)
         if model.api_key_env:

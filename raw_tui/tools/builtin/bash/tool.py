@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 from raw_tui.errors import CANCELLED, TOOL_ERROR
 from raw_tui.tools import procgroup
+from raw_tui.tools.sandbox.env import child_env
 
 MAX_COMMANDS = 16
 DEFAULT_TIMEOUT_MS = 120_000
@@ -116,7 +117,7 @@ async def run_one(item: Any, ctx: Any, slot: int) -> tuple[str, str | None]:
         live(head)
     show_live = live_decoder(live)
     try:
-        res = await procgroup.run(["bash", "-c", command], cwd=ctx.cwd,
+        res = await procgroup.run(["bash", "-c", command], cwd=ctx.cwd, env=child_env(),
                                   timeout_s=timeout_ms / 1000, cancel=ctx.cancelled,
                                   cap=KEEP_BYTES, keep_tail=True, on_output=show_live)
     except OSError as err:
