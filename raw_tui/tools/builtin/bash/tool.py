@@ -74,6 +74,14 @@ def check_command(item: dict[str, Any]) -> str | None:
 
 
 async def handler(args: Any, ctx: Any) -> dict[str, Any]:
+    box = getattr(ctx, "sandbox", None)  # raw_tui.tools.sandbox.call.SandboxCall
+    if box is not None:
+        return await box.handle(args, ctx, run_commands)
+    return await run_commands(args, ctx, None)
+
+
+async def run_commands(args: Any, ctx: Any, box: Any) -> dict[str, Any]:
+    """Every command in order; in the sandbox `box` (its argv and environment) when given."""
     commands = list(args["commands"])
     budget = ctx.max_output_bytes or DEFAULT_BUDGET
     slot = budget // len(commands)
@@ -84,7 +92,7 @@ async def handler(args: Any, ctx: Any) -> dict[str, Any]:
             code = CANCELLED
             parts.append(f"{echo(item['command'])}cancelled")
         else:
-            part, code = await run_one(item, ctx, slot)
+            part, code = await run_one(item, ctx, slot, box)
             parts.append(part)
         if code is not None:
             left = len(commands) - i - 1
@@ -105,7 +113,7 @@ def echo(command: str) -> str:
     return f"$ {command}\n"
 
 
-async def run_one(item: Any, ctx: Any, slot: int) -> tuple[str, str | None]:
+async def run_one(item: Any, ctx: Any, slot: int, box: Any = None) -> tuple[str, str | None]:
     """One command's text, and the error code that stops the run (None when it exited 0).
     The text stays within `slot` bytes unless the slot is below MIN_SHARE."""
     command = item["command"]
@@ -117,7 +125,9 @@ async def run_one(item: Any, ctx: Any, slot: int) -> tuple[str, str | None]:
         live(head)
     show_live = live_decoder(live)
     try:
-        res = await procgroup.run(["bash", "-c", command], cwd=ctx.cwd, env=child_env(),
+        argv = box.argv(command) if box is not None else ["bash", "-c", command]
+        env = box.env() if box is not None else child_env()
+        res = await procgroup.run(argv, cwd=ctx.cwd, env=env,
                                   timeout_s=timeout_ms / 1000, cancel=ctx.cancelled,
                                   cap=KEEP_BYTES, keep_tail=True, on_output=show_live)
     except OSError as err:
@@ -133,6 +143,10 @@ async def run_one(item: Any, ctx: Any, slot: int) -> tuple[str, str | None]:
     status = exit_line(res.returncode)
     if res.ended_leftovers:
         status += " (background processes still holding the output were ended)"
+    ended = box.background() if box is not None else 0
+    if ended:
+        status += (f"\n{ended} background process{'es' if ended > 1 else ''} ended with the "
+                   "command")
     return f"{text}{status}", None if res.returncode == 0 else TOOL_ERROR
 
 
