@@ -121,8 +121,7 @@ class Boundary:
         binds: list[tuple[str, list[str]]] = [("/tmp", ["--bind", self.tmp, "/tmp"]),
                                               ("/run", ["--tmpfs", "/run"])]
         runtime = os.environ.get("XDG_RUNTIME_DIR")
-        if runtime and os.path.isdir(runtime) and not _inside(self.workspace, runtime) \
-                and not _inside(runtime, "/run") and not _inside(runtime, "/tmp"):
+        if runtime and os.path.isdir(runtime) and not _inside(self.workspace, runtime):
             binds.append((runtime, ["--tmpfs", runtime]))
         if home:
             binds.append((home, ["--bind", os.path.join(self.control, "home"), home]))

@@ -97,11 +97,12 @@ def _same_file(a: str, b: str, sa: os.stat_result, sb: os.stat_result) -> bool:
 def scan(upper: str, workspace: str, *, max_bytes: int) -> Scan:
     """Read the layer; LayerRefused for a special file, a redirect, or more than max_bytes."""
     out = Scan(upper=upper, workspace=workspace)
-    _walk(out, "", max_bytes)
+    _walk(out, "", max_bytes, False)
     return out
 
 
-def _walk(out: Scan, rel_dir: str, max_bytes: int) -> None:
+def _walk(out: Scan, rel_dir: str, max_bytes: int, hidden: bool) -> None:
+    """`hidden`: an opaque folder above hides everything below it (its folders are new)."""
     here = os.path.join(out.upper, rel_dir)
     with os.scandir(here) as it:
         names = sorted(e.name for e in it)
@@ -122,7 +123,7 @@ def _walk(out: Scan, rel_dir: str, max_bytes: int) -> None:
                 out.steps.append(Step("delete", rel))
             continue
         if stat.S_ISDIR(st.st_mode):
-            opaque = any(_xattr(source, n) == b"y" for n in OPAQUE)
+            opaque = hidden or any(_xattr(source, n) == b"y" for n in OPAQUE)
             was_dir = below is not None and stat.S_ISDIR(below.st_mode)
             if not was_dir or stat.S_IMODE(below.st_mode) != stat.S_IMODE(st.st_mode):
                 out.files.append({"path": target, "operation": "write", "kind": "dir"})
@@ -139,7 +140,7 @@ def _walk(out: Scan, rel_dir: str, max_bytes: int) -> None:
                                       "operation": "delete", "kind": kind_of(child_st)})
                     out.watched.append(os.path.join(rel, child))
                 out.steps.append(Step("clear", rel, source, keep))
-            _walk(out, rel, max_bytes)
+            _walk(out, rel, max_bytes, opaque)
             continue
         if stat.S_ISLNK(st.st_mode):
             if below is None or not stat.S_ISLNK(below.st_mode) \
