@@ -386,7 +386,13 @@ class Dispatcher:
         call.report.stage = "sandbox"
         self._check_cancel(call)
         await step.observe(self, call)
-        self._check_cancel(call)
+        if not self._ran_cancelled(call):
+            self._check_cancel(call)
+
+    def _ran_cancelled(self, call: _Call) -> bool:
+        """An allowed bash call cancelled while it ran in its layer: it ran (its handler
+        commits what it did, as a direct run would have left it, and says `cancelled`)."""
+        return call.sandbox is not None and call.sandbox.cancelled
 
     def _observed_preview(self, call: _Call):
         from .sandbox import step
@@ -401,13 +407,18 @@ class Dispatcher:
         return for_agent(self.agent).status()
 
     def _publish_file_changes(self, call: _Call) -> None:
-        """`file_changes` after write_file wrote (a bash layer's commit publishes its own)."""
+        """`file_changes` after the tool_result of a call that changed the user's files:
+        write_file's writes, a bash layer's commit (docs/sandbox.md)."""
         report = call.report
-        if call.tool is None or call.tool.identity != "builtin/write_file" \
-                or report.outcome != "ran" or report.result.isError:
+        if call.tool is None or report.outcome != "ran":
             return
-        files = [{"path": path, "operation": "delete" if "delete" in op else "write"}
-                 for path, op in approval_preview.effect_files(call.effects)]
+        if call.sandbox is not None:
+            files = call.sandbox.committed
+        elif call.tool.identity == "builtin/write_file" and not report.result.isError:
+            files = [{"path": path, "operation": "delete" if "delete" in op else "write"}
+                     for path, op in approval_preview.effect_files(call.effects)]
+        else:
+            return
         if files:
             self.publish_file_changes(call, files)
 
@@ -442,7 +453,8 @@ class Dispatcher:
     # 7 ------------------------------------------------------------------------------
     async def run_handler(self, call: _Call) -> None:
         tool, report = call.tool, call.report
-        self._check_cancel(call)
+        if not self._ran_cancelled(call):
+            self._check_cancel(call)
         ctx = self._context(call)
         call_panels = ctx.panels
         try:

@@ -64,8 +64,8 @@ async def test_approve_commits_the_dry_run_without_running_again(tmp_path, needs
     assert {(f.path, f.operation) for f in changes[0].files} == {
         (str(ws / "count"), "write"), (str(ws / "a"), "write")}
     kinds = [type(e).__name__ for e in events]
-    assert kinds.index("ApprovalRequest") < kinds.index("FileChanges") < kinds.index(
-        "ToolResultEvent")
+    assert kinds.index("ApprovalRequest") < kinds.index("ToolResultEvent") < kinds.index(
+        "FileChanges")
 
 
 async def test_a_change_during_the_approval_refuses_the_commit(tmp_path, needs_sandbox):

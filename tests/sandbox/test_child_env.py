@@ -23,7 +23,8 @@ def call(cfg, tmp_path, tool, args):
 
 
 def test_bash_in_mode_off_lacks_the_key_and_internal_variables(tmp_path):
-    cfg = write_config(tmp_path / "cfg", {"tools": {"use": ["builtin/bash"]}}, models=MODELS)
+    cfg = write_config(tmp_path / "cfg", {"tools": {"use": ["builtin/bash"]},
+                                          "sandbox": {"mode": "off"}}, models=MODELS)
     report = call(cfg, tmp_path, "bash", {"commands": [{"command": "env"}]})
     text = report["result"]["content"][0]["text"]
     assert "PLAIN_VAR=plain-1" in text

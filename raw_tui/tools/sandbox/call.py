@@ -55,13 +55,12 @@ def touches(paths: list[str], protected: list[str]) -> list[str]:
 
 class SandboxCall:
     def __init__(self, resolved: Resolved, settings: SandboxConfig | None, *, cwd: str,
-                 config_file: Path | None, config_dir: Path | None,
-                 publish: Callable[[list[dict]], None]) -> None:
+                 config_file: Path | None, config_dir: Path | None) -> None:
         self.resolved = resolved
         self.settings = settings or SandboxConfig()
         self.cwd = os.path.realpath(cwd)
         self.gate = gate_paths(config_file, config_dir)
-        self.publish = publish
+        self.committed: list[dict] = []  # {path, operation} of the last commit (file_changes)
         self.mode = resolved.mode
         self.boundary: Boundary | None = None
         self.scan: Scan | None = None
@@ -69,6 +68,7 @@ class SandboxCall:
         self.replay: dict[str, Any] | None = None  # the dry run's result, committed on approve
         self.previewed = True
         self.asked = False  # dispatch: the call went to the approval
+        self.cancelled = False  # an allowed call cancelled while it ran in its layer
         self.observed: dict[str, Any] | None = None
 
     # the boundary -----------------------------------------------------------------------
@@ -175,8 +175,7 @@ class SandboxCall:
         except OSError as err:
             return {"isError": True, "code": errors.TOOL_ERROR,
                     "content": [{"type": "text", "text": f"commit failed part-way: {err}"}]}
-        if files:
-            self.publish(files)
+        self.committed = files
         return result
 
 

@@ -2,9 +2,10 @@
 (docs/sandbox.md, "The environment").
 
 In every mode it lacks each variable a model entry names in `api_key_env` (registered when a
-config loads) and raw-tui's internal `RAW_TUI_*` variables, except the process-accounting one
-(`RAW_TUI_PROC`, raw_tui.tools.proctree), which is how raw-tui finds every process a call
-started. A sandboxed command's environment also lacks every variable whose name contains
+config loads) and the variables raw-tui reads for itself (INTERNAL: how its UI starts). The
+process-accounting one (`RAW_TUI_PROC`, raw_tui.tools.proctree) stays: it is how raw-tui
+finds every process a call started. Variables meant for hooks (`RAW_TUI_HOOK_LOG` of the
+example log hook) stay too. A sandboxed command's environment also lacks every variable whose name contains
 KEY, TOKEN, SECRET or PASSWORD (any case) unless `env_keep` lists it, and the variables that
 point at host sockets (`SSH_AUTH_SOCK`, D-Bus, Docker).
 """
@@ -14,7 +15,8 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping
 
-INTERNAL_PREFIX = "RAW_TUI_"
+# raw_tui.client.TRANSPORT_ENV, raw_tui.ui.welcome.WELCOME_ENV, raw_tui.ui.app.FIRST_FRAME_ENV
+INTERNAL = frozenset({"RAW_TUI_TRANSPORT", "RAW_TUI_WELCOME", "RAW_TUI_FIRST_FRAME_FILE"})
 ACCOUNTING = "RAW_TUI_PROC"  # raw_tui.tools.proctree.ENV_KEY
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 HOST_SOCKETS = ("SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS",
@@ -46,7 +48,7 @@ def child_env(base: Mapping[str, str] | None = None, *, sandboxed: bool = False,
     for name, value in source.items():
         if name in _key_names:
             continue
-        if name.startswith(INTERNAL_PREFIX) and name != ACCOUNTING:
+        if name in INTERNAL:
             continue
         if sandboxed and name not in kept and (looks_secret(name) or name in HOST_SOCKETS):
             continue

@@ -37,8 +37,7 @@ async def observe(dispatcher, call) -> None:
         return
     box = SandboxCall(resolved, agent.config.sandbox, cwd=dispatcher.cwd,
                       config_file=getattr(agent, "config_file", None),
-                      config_dir=getattr(agent, "config_dir", None),
-                      publish=lambda files: dispatcher.publish_file_changes(call, files))
+                      config_dir=getattr(agent, "config_dir", None))
     call.sandbox = box
     if resolved.fail_closed:
         raise _stop(dispatcher, errors.SANDBOX_UNAVAILABLE,
@@ -48,9 +47,8 @@ async def observe(dispatcher, call) -> None:
     ctx = dispatcher._context(call)
     dry = report.rule == "ask" or getattr(call, "dry_run", False)
     module = call.tool.module()
-    try:
-        observed = await dispatcher._until_cancelled(
-            call, box.dry_run(call.arguments, ctx, module.run_commands, dry=dry))
+    try:  # bash ends the command itself when the call is cancelled
+        observed = await box.dry_run(call.arguments, ctx, module.run_commands, dry=dry)
     except LayerRefused as refused:
         raise _stop(dispatcher, refused.code, refused.message) from None
     finally:
@@ -59,6 +57,10 @@ async def observe(dispatcher, call) -> None:
         if ctx.output is not None:
             ctx.output.close()
     report.observed = observed
+    if call.cancel.is_set():
+        if dry:  # nothing was approved: the layer is thrown away
+            raise _stop(dispatcher, errors.CANCELLED, "cancelled")
+        box.cancelled = True
     verdict = agent.rules.observed(BASH, observed)
     if verdict is not None:
         effect, index = verdict
@@ -69,6 +71,9 @@ async def observe(dispatcher, call) -> None:
                         f"tools.rules[{index}]")
     if box.protected_hits() and report.rule != "ask":
         report.rule, call.reason = "ask", "protected_path"
+    if box.cancelled and report.rule == "ask":
+        box.cancelled = False
+        raise _stop(dispatcher, errors.CANCELLED, "cancelled")
 
 
 def preview(box: SandboxCall | None) -> ApprovalPreview | None:
