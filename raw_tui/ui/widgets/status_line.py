@@ -29,6 +29,7 @@ class StatusLineState(msgspec.Struct):
     notice_error: bool = False
     context: str = ""  # the context the model saw at its last request
     truncated: bool = False  # the last reply was cut by the output limit
+    sandbox: str = ""  # bash's sandbox (docs/sandbox.md)
 
 
 KEYS = "^q quit  ^p cmds  F1 keys"
@@ -53,6 +54,7 @@ class StatusLine(Horizontal):
         """The session is open: its agent, model and step limit."""
         status = self.status
         status.agent, status.model, status.max_steps = info.agent, info.model, info.max_steps
+        status.sandbox = getattr(info, "sandbox", "") or ""
         if status.state == "starting":
             status.state = "idle"
         self.show(status)
@@ -153,6 +155,9 @@ class StatusLine(Horizontal):
             line.append(" · reply truncated", style="bold red")
         self._fit_hints(line.cell_len)
         line.append(f" · {status.agent} · {status.model}", style="dim")
+        if status.sandbox:
+            line.append(f" · {status.sandbox}", style="bold red"
+                        if status.sandbox.startswith("sandbox off") else "dim")
         if status.notice:
             line.append(" · " + status.notice, style="red" if status.notice_error else "dim")
         self.query_one("#status-text", Static).update(line)
