@@ -125,7 +125,10 @@ class SandboxCall:
 
         self.base = baseline(self.scan)
         self.replay = result
-        skip = {self.cwd, os.environ.get("HOME") or "", *self.readonly()}
+        # mount points bwrap made under /tmp or HOME are not the command's writes
+        skip = {self.cwd, os.environ.get("HOME") or "", os.environ.get("XDG_RUNTIME_DIR") or "",
+                *self.readonly(), *box.writable}
+        skip.discard("")
         home = os.environ.get("HOME")
         thrown = discarded(box.tmp, "/tmp", skip)
         if home:
