@@ -50,7 +50,6 @@ def user():
         yield base
     finally:
         shutil.rmtree(base, ignore_errors=True)
-        subprocess.run(["pkill", "-KILL", "-u", USER], check=False)  # only that user's
         subprocess.run(["userdel", USER], check=False)
 
 
