@@ -25,9 +25,19 @@ _found: dict[str, Availability] = {}
 
 
 def probe() -> Availability:
+    """Once per PATH. The cyclic collector is paused meanwhile: the probe's objects are freed
+    as they go, and `config list` stays within its start-up's collections."""
+    import gc
+
     key = os.environ.get("PATH", "")
     if key not in _found:
-        _found[key] = _probe()
+        running = gc.isenabled()
+        gc.disable()
+        try:
+            _found[key] = _probe()
+        finally:
+            if running:
+                gc.enable()
     return _found[key]
 
 

@@ -15,6 +15,16 @@ from .settings import for_agent
 BASH = "builtin/bash"
 
 
+def _gate(agent) -> list[str]:
+    """The gate's own files for this agent, found once."""
+    found = getattr(agent, "_gate_paths", None)
+    if found is None:
+        found = gate_paths(getattr(agent, "config_file", None),
+                           getattr(agent, "config_dir", None))
+        agent._gate_paths = found
+    return found
+
+
 def _stop(dispatcher, code: str, message: str):
     from ..dispatch import Stop
 
@@ -23,10 +33,10 @@ def _stop(dispatcher, code: str, message: str):
 
 async def observe(dispatcher, call) -> None:
     agent, report = dispatcher.agent, call.report
-    gate = gate_paths(getattr(agent, "config_file", None), getattr(agent, "config_dir", None))
-    if report.rule == "allow" and touches([p for p, _ in effect_files(call.effects)], gate):
-        report.rule, call.reason = "ask", "protected_path"
     if call.tool.identity != BASH:
+        files = effect_files(call.effects) if report.rule == "allow" else ()
+        if files and touches([p for p, _ in files], _gate(agent)):
+            report.rule, call.reason = "ask", "protected_path"
         return
     resolved = for_agent(agent)
     if resolved.mode == "off":
