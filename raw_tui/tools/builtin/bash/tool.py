@@ -17,6 +17,12 @@ output budget (the agent's `max_output_bytes` when the context carries it, else 
 keeping a third from the head and two thirds from the tail, with a `[... N bytes cut ...]`
 line where bytes were left out.
 
+In a sandbox (`ctx.sandbox`, docs/sandbox.md) each command runs inside the boundary that
+object gives (its argv and environment), and the result says how many background processes
+ended with the command; the sandbox decides whether the commands run at all (a dry run's
+layer is committed instead). Without one (mode off) the environment still lacks the model's
+`api_key_env` variables (raw_tui.tools.sandbox.env).
+
 While a command runs its output also goes to `ctx.output` as it arrives (the `$ COMMAND`
 line first): the UI shows it live. That changes nothing the model reads.
 """
