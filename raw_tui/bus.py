@@ -87,6 +87,28 @@ class ApprovalPreview(msgspec.Struct):
     files: list[FilePreview]
 
 
+class ObservedFile(msgspec.Struct):
+    path: str
+    operation: Literal["write", "delete"]
+    kind: Literal["file", "dir", "symlink"]
+
+
+class Observed(msgspec.Struct, omit_defaults=True):
+    """What a sandboxed command actually changed in its layer (docs/sandbox.md): the files,
+    the paths written outside the workspace and thrown away, a bounded diff, the layer's
+    bytes; and about its dry run: its output, whether it worked in the layer (`previewed`:
+    False when it failed — approving then runs the command for real in mode `workspace`),
+    whether it had the network."""
+
+    files: list[ObservedFile]
+    discarded: list[str]
+    diff: str
+    bytes: int
+    output: str = ""
+    previewed: bool = True
+    network: bool = False
+
+
 class ApprovalRequest(Event, tag="approval_request"):
     call_id: str
     identity: str
@@ -95,6 +117,11 @@ class ApprovalRequest(Event, tag="approval_request"):
     effects: Any | msgspec.UnsetType = _UNSET
     rule: int | msgspec.UnsetType = _UNSET  # index of the rule in tools.rules that asked
     preview: ApprovalPreview | msgspec.UnsetType = _UNSET  # raw-tui: see FilePreview
+    # raw-tui: a sandboxed bash call's dry run (docs/sandbox.md); why it asks when no rule
+    # did (`protected_path`: its effects touch the gate's own files); the sandbox off: why
+    observed: Observed | msgspec.UnsetType = _UNSET
+    reason: str | msgspec.UnsetType = _UNSET
+    sandbox: str | msgspec.UnsetType = _UNSET
 
 
 class ApprovalDecision(Event, tag="approval_decision"):
@@ -229,6 +256,20 @@ class AgentModel(Event, tag="agent_model"):
     model: str
 
 
+class ChangedFile(msgspec.Struct):
+    path: str
+    operation: Literal["write", "delete"]
+
+
+class FileChanges(Event, tag="file_changes"):
+    """raw-tui committed a change to the user's files (a write_file call, a bash layer);
+    `checkpoint` names the recorded previous state, null until checkpoints exist."""
+
+    call_id: str
+    files: list[ChangedFile]
+    checkpoint: str | None  # always written (null)
+
+
 class Notice(Event, tag="notice"):
     level: Literal["info", "warning", "error"]
     message: str
@@ -238,7 +279,7 @@ AnyEvent = Union[
     SessionStart, HookEvent, UserMessage, AssistantDelta, AssistantText, ToolCall,
     ApprovalRequest, ApprovalDecision, ToolResultEvent, ToolProgress, ToolOutput, PanelReceipt,
     InteractionRequest, InteractionSettled, RunEnd, PanelState, HooksReload, TurnState,
-    Compaction, Notice, TokenUsage, TurnRewind, AgentModel,
+    Compaction, Notice, TokenUsage, TurnRewind, AgentModel, FileChanges,
 ]
 
 _encoder = msgspec.json.Encoder()

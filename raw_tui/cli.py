@@ -537,7 +537,19 @@ def cmd_config_list(args) -> int:
         for hook in agent["hooks"]:
             events = ", ".join(hook["events"])
             print(f"  hook {hook['id']}: {events}")
+        if "sandbox" in agent:
+            print(f"  {sandbox_words(agent['sandbox'])}")
     return EXIT_OK
+
+
+def sandbox_words(listing: dict[str, Any]) -> str:
+    """`sandbox: overlay · net off`, or `sandbox off: REASON` (docs/sandbox.md)."""
+    if listing["mode"] == "off":
+        return f"sandbox off: {listing.get('reason') or 'mode off'}"
+    if not listing["available"]:
+        return (f"sandbox: {listing['mode']} cannot run here ({listing.get('reason')}): bash "
+                "calls fail sandbox_unavailable")
+    return f"sandbox: {listing['mode']} · net {'on' if listing.get('network') else 'off'}"
 
 
 async def _mcp_status(config, cwd: str) -> dict[str, dict[str, str]]:
@@ -583,6 +595,10 @@ def config_warnings(config) -> list[str]:
             seen[f"{at}: never decides: "
                  f"rules[{later.index}] ({later.match.pattern}) matches every tool it "
                  f"matches"] = None
+    for name, agent in config.agents.items():
+        warning = _sandbox_warning(name, agent)
+        if warning:
+            seen[warning] = None
     if not config.raw.ui.keymap:
         return list(seen)
     from .ui.binding_ids import BINDING_IDS  # a plain list: no textual
@@ -591,6 +607,28 @@ def config_warnings(config) -> list[str]:
         if binding not in BINDING_IDS:
             seen[f"ui.keymap[{json.dumps(binding)}]: no such binding id"] = None
     return list(seen)
+
+
+def _uses_bash(agent) -> bool:
+    return any(t.identity == "builtin/bash" for t in agent.tools.tools)
+
+
+def _sandbox_warning(name: str, agent) -> str | None:
+    """An agent whose bash cannot be sandboxed here: the reason and the fix."""
+    if not _uses_bash(agent):
+        return None
+    from .tools.sandbox.settings import for_agent
+
+    found = for_agent(agent)
+    if found.available:
+        return None
+    if found.fail_closed:
+        at = json_path(["agents", name, "sandbox", "mode"])
+        return (f"{at}: {found.mode!r} cannot run here: {found.reason}; bash calls fail "
+                f"sandbox_unavailable (fix: {found.fix})")
+    if found.explicit:  # mode off, set so
+        return None
+    return f"{json_path(['agents', name])}: sandbox off: {found.reason} (fix: {found.fix})"
 
 
 def config_listing(config, mcp_status: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
@@ -617,6 +655,9 @@ def config_listing(config, mcp_status: dict[str, dict[str, str]] | None = None) 
             "hooks": [{"id": h.id, "name": h.name, "folder": str(h.folder),
                        "events": [s.event for s in h.manifest.subscriptions]} for h in agent.hooks],
         }
+        from .tools.sandbox.settings import for_agent
+
+        agents[name]["sandbox"] = for_agent(agent).listing()
     default = config.raw.default_agent or next(iter(config.agents), None)
     listing = {"config": config.label, "default_agent": default, "models": models,
                "agents": agents}

@@ -107,6 +107,7 @@ class SessionInfo(msgspec.Struct, omit_defaults=True):
     cwd: str
     agents: list[str] = []  # the agents and model aliases the config offers to switch to
     models: list[str] = []
+    sandbox: str = ""  # bash's sandbox: `sandbox: overlay · net off`, `sandbox off: REASON`
 
 
 class UiSettings(msgspec.Struct, frozen=True, omit_defaults=True):

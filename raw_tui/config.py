@@ -19,6 +19,8 @@ from .errors import ConfigError, json_path
 from .jsonstrict import convert, load_file, read_bounded
 from .paths import config_home
 from .redact import Redactor
+from .tools.sandbox.env import register_key_names
+from .tools.sandbox.settings import SandboxConfig
 
 DEMO_DIR = Path(__file__).parent / "demo"
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -76,6 +78,7 @@ class AgentConfig(_Strict):
     max_steps: int = 25
     max_output_bytes: int = 8192
     compact: CompactConfig | None = None
+    sandbox: SandboxConfig | None = None  # bash's sandbox (docs/sandbox.md)
 
 
 class UiConfig(_Strict):
@@ -108,6 +111,8 @@ class Agent:
     rules: Any  # policy.RuleSet
     hooks: Any  # hooks.HookSet
     system_prompt: str | None = None
+    config_file: Path | None = None  # the config in use (None: the demo); the gate's own files
+    config_dir: Path | None = None
 
     def model_tools(self) -> list[Any]:
         """Tools the model may see: exposed and not denied outright, in tools.use order, then
@@ -184,6 +189,7 @@ def load_config(explicit: str | None = None, *, cwd: Path | None = None,
     config.mcp = _mcp(raw.mcp, label)
     _register_mcp_secrets(config)
     models = {alias: _model(alias, value, label) for alias, value in raw.models.items()}
+    register_key_names(model.api_key_env for model in models.values())
     for model in models.values():
         config.redactor.register(model.api_key)
         if model.api_key_env:
@@ -332,7 +338,12 @@ def _agent(name: str, value: Any, models: dict[str, ModelConfig], config: Config
         seen_names[spec.name] = identity
         tools.append(spec)
     exposed = ExposedTools(tools)
+    if agent.sandbox is not None:
+        from .tools.sandbox.settings import check as check_sandbox
+
+        check_sandbox(agent.sandbox, where=where, file=file)
     rules = RuleSet.parse(agent.tools.rules, where=where + ["tools", "rules"], file=file)
+    _check_observed_rules(rules, agent, where=where, file=file)
     # MCP tools are bound once their server lists them (their schema is unknown until then)
     loaded = {t.identity: t for t in tools if not getattr(t, "is_mcp", False)}
     mcp_tools = [t for t in tools if getattr(t, "is_mcp", False)]
@@ -355,4 +366,18 @@ def _agent(name: str, value: Any, models: dict[str, ModelConfig], config: Config
             raise ConfigError(f"cannot read {prompt_path}: {err}", file=file, path=at) from None
     return Agent(name=name, config=agent, model_alias=alias, model=config.models[alias],
                  tools=exposed,
-                 rules=rules, hooks=hooks, system_prompt=system_prompt)
+                 rules=rules, hooks=hooks, system_prompt=system_prompt,
+                 config_file=config.file, config_dir=config.dir)
+
+
+def _check_observed_rules(rules, agent: AgentConfig, *, where: list, file: str) -> None:
+    """A rule on what a command did needs the overlay mode (docs/sandbox.md)."""
+    mode = agent.sandbox.mode if agent.sandbox is not None else None
+    if mode in (None, "overlay"):
+        return
+    for rule in rules.rules:
+        if rule.when is not None and rule.when.source == "observed":
+            raise ConfigError(f'an "observed" condition needs sandbox.mode "overlay" (this '
+                              f'agent\'s is "{mode}")', file=file,
+                              path=json_path(where + ["tools", "rules", rule.index, "when",
+                                                      "source"]))

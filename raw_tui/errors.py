@@ -18,6 +18,12 @@ APPROVAL_ERROR = "approval_error"
 TOOL_ERROR = "tool_error"
 CANCELLED = "cancelled"
 
+# bash's sandbox (docs/sandbox.md)
+SANDBOX_UNAVAILABLE = "sandbox_unavailable"
+SANDBOX_CONFLICT = "sandbox_conflict"
+SANDBOX_TOO_LARGE = "sandbox_too_large"
+SANDBOX_UNSUPPORTED = "sandbox_unsupported"
+
 # Panels (DECISIONS.md §5)
 PANEL_INVALID = "panel_invalid"
 PANEL_TOO_LARGE = "panel_too_large"

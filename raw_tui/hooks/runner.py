@@ -38,6 +38,7 @@ from ..errors import (
     HOOK_TIMEOUT,
 )
 from ..tools import procgroup
+from ..tools.sandbox.env import child_env
 from .load import LoadedHook
 from .manifest import inside_path
 from .response import InvalidOutput, parse_response
@@ -100,7 +101,8 @@ async def run_hook(
         return _error(started, HOOK_ABORTED, "cancelled before it started")
     try:
         argv = hook_argv(hook, hook.workdir())
-        proc = await procgroup.spawn(argv, cwd=cwd, env=None, stdin=data, merge_stderr=False)
+        proc = await procgroup.spawn(argv, cwd=cwd, env=child_env(), stdin=data,
+                                     merge_stderr=False)
     except OSError as exc:
         return _error(started, HOOK_SPAWN, f"cannot start {hook.manifest.command}: {exc.strerror or exc}")
     return await _supervise(proc, data, hook.manifest.timeout_ms / 1000, gate, cancel, started)

@@ -29,6 +29,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import PaginatedRequestParams
 
 from ..redact import RedactedLog, Redactor
+from ..tools.sandbox.env import child_env
 from .config import MissingVariable, ServerConfig, StdioServer, expand
 from .results import McpFailure
 
@@ -138,7 +139,7 @@ class Connection:
     def _transport(self, stack: AsyncExitStack):
         config = self.config
         if isinstance(config, StdioServer):
-            env = {**os.environ, **self._values(config.env)}
+            env = {**child_env(), **self._values(config.env)}
             params = StdioServerParameters(command=config.command, args=list(config.args),
                                            env=env, cwd=self.cwd)
             # its stderr goes to the log file through the redactor (it may echo its env)

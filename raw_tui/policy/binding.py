@@ -134,6 +134,9 @@ def check_binding(
     Raises ConfigError naming the path (hence the rule or subscription) and the tool.
     """
     identity = tool.identity
+    if predicate.source == "observed":
+        _check_observed(predicate, identity, where=where, file=file)
+        return
     sources = tuple(getattr(tool, "condition_sources", ("arguments",)))
     if predicate.source not in sources:
         listed = ", ".join(f'"{s}"' for s in sources)
@@ -157,3 +160,23 @@ def check_binding(
             file=file,
             path=json_path([*where, "any"]),
         )
+
+
+OBSERVED_SCHEMA = {"type": "object", "properties": {
+    "files": {"type": "array", "items": {"type": "object", "properties": {
+        "path": {"type": "string"}, "operation": {"type": "string"},
+        "kind": {"type": "string"}}}},
+    "discarded": {"type": "array", "items": {"type": "string"}},
+    "diff": {"type": "string"}}}
+
+
+def _check_observed(predicate: Predicate, identity: str, *, where: list,
+                    file: str | None) -> None:
+    """`observed` conditions: builtin/bash only, over the observed effects' fields."""
+    if identity != "builtin/bash":
+        raise ConfigError(f'"observed" is a condition source of builtin/bash only, not of '
+                          f'{identity}', file=file, path=json_path([*where, "source"]))
+    if not reaches_string(OBSERVED_SCHEMA, predicate.segments):
+        raise ConfigError(f'"{predicate.any}" does not reach a string field of the observed '
+                          'effects (files[*].path, files[*].operation, files[*].kind, '
+                          'discarded[*], diff)', file=file, path=json_path([*where, "any"]))

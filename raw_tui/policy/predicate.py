@@ -14,6 +14,7 @@ from raw_tui.errors import ConfigError, json_path
 from raw_tui.jsonstrict import without_lone_surrogates
 
 SOURCES = ("arguments", "effects")
+RULE_SOURCES = SOURCES + ("observed",)  # a rule on what a sandboxed command did
 PREDICATE_KEYS = ("source", "any", "regex")
 MAX_SEGMENTS = 16
 MAX_PATH_CHARS = 256
@@ -129,7 +130,8 @@ def _reason(exc: Exception) -> str:
     return str(detail)
 
 
-def parse_predicate(obj: Any, *, where: list, file: str | None = None) -> Predicate:
+def parse_predicate(obj: Any, *, where: list, file: str | None = None,
+                    sources: tuple[str, ...] = SOURCES) -> Predicate:
     """Parse a `when` object found at JSON path `where`; ConfigError names the exact path."""
     if not isinstance(obj, dict):
         raise ConfigError("must be an object", file=file, path=json_path(where))
@@ -140,10 +142,11 @@ def parse_predicate(obj: Any, *, where: list, file: str | None = None) -> Predic
         if key not in obj:
             raise ConfigError(f'missing key "{key}"', file=file, path=json_path(where))
     source = obj["source"]
-    if source not in SOURCES or not isinstance(source, str):
-        raise ConfigError(
-            'must be "arguments" or "effects"', file=file, path=json_path([*where, "source"])
-        )
+    if not isinstance(source, str) or source not in sources:
+        names = [f'"{s}"' for s in sources]
+        listed = " or ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else names[0]
+        raise ConfigError(f"must be {listed}", file=file,
+                          path=json_path([*where, "source"]))
     try:
         segments = parse_path(obj["any"])
     except ValueError as exc:

@@ -16,7 +16,7 @@ from raw_tui.errors import ConfigError, json_path
 
 from .binding import check_binding
 from .glob import Glob, compile_glob
-from .predicate import Predicate, parse_predicate
+from .predicate import RULE_SOURCES, Predicate, parse_predicate
 
 EFFECTS = ("allow", "ask", "deny")
 RULE_KEYS = ("match", "effect", "when")
@@ -66,11 +66,13 @@ def parse_rule(obj: Any, *, index: int, where: list, file: str | None = None) ->
         )
     when = None
     if "when" in obj:
-        if effect != "ask":
+        when = parse_predicate(obj["when"], where=[*at, "when"], file=file, sources=RULE_SOURCES)
+        # a rule on what a command did may deny too (docs/sandbox.md)
+        if effect != "ask" and not (effect == "deny" and when.source == "observed"):
             raise ConfigError(
-                'only allowed with effect "ask"', file=file, path=json_path([*at, "when"])
-            )
-        when = parse_predicate(obj["when"], where=[*at, "when"], file=file)
+                'only allowed with effect "ask"' + (' or "deny"' if when.source == "observed"
+                                                    else ""),
+                file=file, path=json_path([*at, "when"]))
     return Rule(index, match, effect, when)
 
 
@@ -131,10 +133,29 @@ class RuleSet:
             when = rule.when
             if when is None:
                 return rule.effect, rule.index
+            if when.source == "observed":  # evaluated after the dry run: observed()
+                continue
             value = arguments if when.source == "arguments" else effects
             if value is not None and when.matches(value):
                 return rule.effect, rule.index
         return "allow", None
+
+    def has_observed(self, identity: str) -> bool:
+        return any(r.when is not None and r.when.source == "observed"
+                   for r in self._matching(identity))
+
+    def observed(self, identity: str, observed: Any) -> tuple[str, int] | None:
+        """After a sandboxed dry run: a matching `observed` deny rule wins over any ask;
+        (effect, index) of the last such rule, None when none matches."""
+        found: dict[str, int] = {}
+        for rule in self._matching(identity):  # last first
+            when = rule.when
+            if when is not None and when.source == "observed" and when.matches(observed):
+                found.setdefault(rule.effect, rule.index)
+        for effect in ("deny", "ask"):
+            if effect in found:
+                return effect, found[effect]
+        return None
 
     def never_deciding(self, identities: Sequence[str]) -> list[tuple[Rule, Rule]]:
         """(rule, later rule) for each rule that can never decide among `identities` (the

@@ -105,7 +105,8 @@ class Session:
         self.info = cmd.SessionInfo(session_id=self.session_id, agent=agent.name,
                                     model=agent.model_alias, max_steps=agent.config.max_steps,
                                     cwd=cwd, agents=list(getattr(config, "agents", {})),
-                                    models=list(getattr(config, "models", {})))
+                                    models=list(getattr(config, "models", {})),
+                                    sandbox=_sandbox_status(agent))
         self.provider = provider or make_provider(_model_spec(agent))
         if history and hasattr(self.provider, "position"):
             # a scripted model continues where the saved session left it (a switched-to
@@ -351,7 +352,8 @@ class Session:
                                         model=agent.model)
         self.agent = self.dispatcher.agent = agent
         self.info = msgspec.structs.replace(self.info, agent=agent.name, model=agent.model_alias,
-                                            max_steps=agent.config.max_steps)
+                                            max_steps=agent.config.max_steps,
+                                            sandbox=_sandbox_status(agent))
         if same_agent:
             return
         old = self.hooks.swap(agent.hooks)
@@ -749,3 +751,13 @@ def _start_watcher(session: "Session"):
                           config_file=config.file)
     watcher.start()
     return watcher
+
+
+def _sandbox_status(agent) -> str:
+    """The status line's words on bash's sandbox, for an agent that uses bash."""
+    tools = getattr(getattr(agent, "tools", None), "tools", ())
+    if not any(getattr(t, "identity", "") == "builtin/bash" for t in tools):
+        return ""
+    from ..tools.sandbox.settings import for_agent
+
+    return for_agent(agent).status()

@@ -37,3 +37,5 @@ class ToolContext:
     progress: Callable[..., None] | None = None  # (done, total?, message?) → a tool_progress event
     # ctx.output(text): output as it arrives → throttled tool_output events (a LiveOutput)
     output: Any = None
+    # builtin/bash: the call's sandbox (raw_tui.tools.sandbox.call.SandboxCall), None when off
+    sandbox: Any = None

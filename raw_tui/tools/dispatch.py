@@ -5,6 +5,8 @@
 3. prepare_effects      invalid_effects / effects_error
 4. evaluate_policy      (decides allow or ask)
 5. run_pre_tool_hooks   hook_denied / hook_error
+   observe_effects      (bash in a sandbox: its dry run, rules on what it did, the gate's
+                        own files; docs/sandbox.md) sandbox_unavailable / tool_denied
 6. ask_approval         approval_required / approval_denied / approval_error
 7. run_handler          tool_error
 
@@ -112,6 +114,7 @@ class DispatchReport:
     effects: Any = None
     approval_requested: bool = False
     receipts: list[ev.HookEvent] = field(default_factory=list)
+    observed: Any = None  # a sandboxed bash call's observed effects (docs/sandbox.md)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,6 +128,7 @@ class DispatchReport:
             "approval_requested": self.approval_requested,
             "receipts": [_receipt(r) for r in self.receipts],
             "result": self.result.to_dict() if self.outcome == "ran" else None,
+            **({"observed": self.observed} if self.observed is not None else {}),
         }
 
 
@@ -151,6 +155,9 @@ class _Call:
     published: bool = False  # the tool_call event went out
     preview: ev.ApprovalPreview | None = None  # the preview the user approved
     shown: ev.ApprovalPreview | None = None  # the preview its tool_call event carries
+    sandbox: Any = None  # builtin/bash in a sandbox: its SandboxCall (docs/sandbox.md)
+    reason: str | None = None  # why it asks when no rule did (protected_path)
+    dry_run: bool = False  # `raw-tui call --dry-run`: nothing reaches outside, nothing lands
 
 
 class Dispatcher:
@@ -183,7 +190,7 @@ class Dispatcher:
                        turn_id: str | None = None, cancel: asyncio.Event | None = None,
                        dry_run: bool = False) -> DispatchReport:
         call = _Call(name=name, raw_arguments=arguments, call_id=call_id, source=source,
-                     turn_id=turn_id, cancel=cancel or asyncio.Event())
+                     turn_id=turn_id, cancel=cancel or asyncio.Event(), dry_run=dry_run)
         report = DispatchReport(outcome="stopped", stage="exposure", result=ToolResult())
         call.report = report
         try:
@@ -194,14 +201,19 @@ class Dispatcher:
             self.evaluate_policy(call)  # before the tool_call event, which says the verdict
             self._publish_call(call)
             await self.run_pre_tool_hooks(call)
+            await self.observe_effects(call)
             await self.ask_approval(call)
             if dry_run:
                 report.outcome = "would_run"
                 return report
             report.stage = "handler"
             await self.run_handler(call)
+            self._publish_file_changes(call)
         except Stop as stop:
             self._stopped(call, stop)
+        finally:
+            if call.sandbox is not None:
+                call.sandbox.close()  # a layer not committed is thrown away
         return report
 
     # 1 ------------------------------------------------------------------------------
@@ -320,13 +332,17 @@ class Dispatcher:
             return
         tool = call.tool
         report.approval_requested = True
+        if call.sandbox is not None:
+            call.sandbox.asked = True
         if self.approver is None:
+            if call.sandbox is not None and call.sandbox.observed is not None:
+                # headless: what the command would have changed, before approval_required
+                self.bus.publish(self._approval_request(call, self._observed_preview(call)))
             raise Stop("approval", errors.APPROVAL_REQUIRED, f"approval required for {tool.name}")
-        preview = call.shown if call.shown is not None else await self._preview(call)
-        request = ev.ApprovalRequest(
-            call_id=call.call_id, identity=tool.identity, name=tool.name,
-            arguments=call.arguments, **self._effects_field(call), rule=report.rule_index,
-            **({"preview": preview} if preview is not None else {}), **self._turn(call))
+        preview = self._observed_preview(call)
+        if preview is None:
+            preview = call.shown if call.shown is not None else await self._preview(call)
+        request = self._approval_request(call, preview)
         self.bus.publish(request)
         try:
             allow = await self._until_cancelled(call, self.approver.approve(request))
@@ -341,6 +357,76 @@ class Dispatcher:
         if not allow:
             raise Stop("approval", errors.APPROVAL_DENIED, f"approval denied for {tool.name}")
         call.preview = preview
+
+    def _approval_request(self, call: _Call, preview) -> ev.ApprovalRequest:
+        tool, report = call.tool, call.report
+        extra: dict[str, Any] = {}
+        box = call.sandbox
+        if box is not None and box.observed is not None:
+            extra["observed"] = msgspec.convert(box.observed, ev.Observed)
+        if call.reason:
+            extra["reason"] = call.reason
+        status = self._sandbox_status(call)
+        if status:
+            extra["sandbox"] = status
+        return ev.ApprovalRequest(
+            call_id=call.call_id, identity=tool.identity, name=tool.name,
+            arguments=call.arguments, **self._effects_field(call), rule=report.rule_index,
+            **({"preview": preview} if preview is not None else {}), **extra,
+            **self._turn(call))
+
+    # 5b -----------------------------------------------------------------------------
+    async def observe_effects(self, call: _Call) -> None:
+        """After the PreToolUse hooks, before the approval (docs/sandbox.md): a bash call in
+        mode overlay runs in its layer (a dry run when it will be asked); `observed` rules
+        judge what it did (a match denies or asks); a call whose effects — intended, or
+        observed — touch the gate's own files is asked (`protected_path`)."""
+        from .sandbox import step
+
+        call.report.stage = "sandbox"
+        self._check_cancel(call)
+        await step.observe(self, call)
+        if not self._ran_cancelled(call):
+            self._check_cancel(call)
+
+    def _ran_cancelled(self, call: _Call) -> bool:
+        """An allowed bash call cancelled while it ran in its layer: it ran (its handler
+        commits what it did, as a direct run would have left it, and says `cancelled`)."""
+        return call.sandbox is not None and call.sandbox.cancelled
+
+    def _observed_preview(self, call: _Call):
+        from .sandbox import step
+
+        return step.preview(call.sandbox)
+
+    def _sandbox_status(self, call: _Call) -> str | None:
+        if call.tool is None or call.tool.identity != "builtin/bash":
+            return None
+        from .sandbox.settings import for_agent
+
+        return for_agent(self.agent).status()
+
+    def _publish_file_changes(self, call: _Call) -> None:
+        """`file_changes` after the tool_result of a call that changed the user's files:
+        write_file's writes, a bash layer's commit (docs/sandbox.md)."""
+        report = call.report
+        if call.tool is None or report.outcome != "ran":
+            return
+        if call.sandbox is not None:
+            files = call.sandbox.committed
+        elif call.tool.identity == "builtin/write_file" and not report.result.isError:
+            files = [{"path": path, "operation": "delete" if "delete" in op else "write"}
+                     for path, op in approval_preview.effect_files(call.effects)]
+        else:
+            return
+        if files:
+            self.publish_file_changes(call, files)
+
+    def publish_file_changes(self, call: _Call, files: list[dict]) -> None:
+        self.bus.publish(ev.FileChanges(
+            call_id=call.call_id, checkpoint=None,
+            files=[ev.ChangedFile(path=f["path"], operation=f["operation"]) for f in files],
+            **self._turn(call)))
 
     async def preview_call(self, call: _Call) -> None:
         """With `preview_calls`, the preview of a call whose tool has one, for its tool_call
@@ -367,7 +453,8 @@ class Dispatcher:
     # 7 ------------------------------------------------------------------------------
     async def run_handler(self, call: _Call) -> None:
         tool, report = call.tool, call.report
-        self._check_cancel(call)
+        if not self._ran_cancelled(call):
+            self._check_cancel(call)
         ctx = self._context(call)
         call_panels = ctx.panels
         try:
@@ -448,7 +535,8 @@ class Dispatcher:
                            turn_id=call.turn_id, max_output_bytes=self.max_output_bytes,
                            preview=None if pure else call.preview,
                            progress=None if pure else self._progress(call),
-                           output=None if pure else self._live_output(call))
+                           output=None if pure else self._live_output(call),
+                           sandbox=None if pure else call.sandbox)
 
     def _progress(self, call: _Call) -> Callable[[float, float | None, str | None], None]:
         """`ctx.progress(done, total, message)`: a `tool_progress` event (MCP progress)."""

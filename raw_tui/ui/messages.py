@@ -123,6 +123,10 @@ class AgentModelSwitched(EngineEvent):
     """`agent_model`"""
 
 
+class FilesChanged(EngineEvent):
+    """`file_changes`"""
+
+
 class UndrawnEvent(EngineEvent):
     """An event type this UI has no message for (written to the debug log)."""
 
@@ -151,6 +155,7 @@ MESSAGES: dict[type, type[EngineEvent]] = {
     events.TokenUsage: UsageReported,
     events.TurnRewind: TurnRewound,
     events.AgentModel: AgentModelSwitched,
+    events.FileChanges: FilesChanged,
 }
 
 

@@ -154,7 +154,8 @@ def test_the_client_closing_mid_turn_cancels_it_and_leaves_no_process(tmp_path):
 
     pid_file = tmp_path / "bash.pid"
     cfg = tmp_path / "cfg"
-    write_config(cfg, {"tools": {"use": ["builtin/bash"]}})
+    # mode off: the pid file is written outside the workspace, the pid is the host's
+    write_config(cfg, {"tools": {"use": ["builtin/bash"]}, "sandbox": {"mode": "off"}})
     (cfg / "script.jsonl").write_text(json.dumps({"tool_calls": [{"name": "bash", "arguments": {
         "commands": [{"command": f"echo $$ > {pid_file}; sleep 60"}]}}]}) + "\n")
     work = tmp_path / "work"

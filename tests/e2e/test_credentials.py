@@ -105,7 +105,7 @@ def test_a_tool_printing_the_key_and_a_model_streaming_it(tmp_path, server):
     deltas = "".join(e["text"] for e in events if e["type"] == "assistant_delta")
     assert deltas == "Your key is [redacted], keep it safe."
     result = next(e for e in events if e["type"] == "tool_result")
-    assert "key=[redacted]" in json.dumps(result)
+    assert "key=\\nexit 0" in json.dumps(result)  # api_key_env never reaches bash
     assert ENV_KEY not in json.dumps(server.requests[1].body)  # the model never reads it
 
 
@@ -148,20 +148,23 @@ def test_hooks_test_shows_no_key(tmp_path):
         "events": [{"name": "PreToolUse"}]}))
     script = hook / "leak.sh"
     read_payload = tmp_path / "read.json"
-    script.write_text(f"#!/bin/sh\ncat >{read_payload}\necho \"key $TEST_RAW_KEY\" >&2\n"
-                      "printf '{\"decision\": \"deny\", \"reason\": \"saw %s\"}' "
-                      "\"$TEST_RAW_KEY\"\n")
+    # api_key_env never reaches a hook: it prints the key it reads from a file instead
+    script.write_text(f"#!/bin/sh\ncat >{read_payload}\n"
+                      f"K=$(cat {tmp_path / 'key.txt'})\n"
+                      "echo \"key $K env ${TEST_RAW_KEY:-absent}\" >&2\n"
+                      "printf '{\"decision\": \"deny\", \"reason\": \"saw %s\"}' \"$K\"\n")
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     write_config(cfg, {"tools": {"use": ["builtin/bash"]}, "hooks": {"use": ["agent/leak"]}},
                  models={"m": {"method": "openai-chat-completions", "model_id": "m",
                                "api_key_env": "TEST_RAW_KEY"}})
     payload = tmp_path / "payload.json"
     payload.write_text(json.dumps({"note": f"key {ENV_KEY}"}))
+    (tmp_path / "key.txt").write_text(ENV_KEY)
     proc = raw_tui("--config", str(cfg / "raw.json"), "hooks", "test", "agent/leak",
                    "--event", "PreToolUse", "--payload", str(payload),
                    env={"TEST_RAW_KEY": ENV_KEY})
     assert proc.returncode == 1, proc.stderr
-    assert "key [redacted]" in proc.stderr and "saw [redacted]" in proc.stdout, proc
+    assert "key [redacted] env absent" in proc.stderr and "saw [redacted]" in proc.stdout, proc
     assert ENV_KEY not in proc.stdout + proc.stderr
     assert "key [redacted]" in read_payload.read_text()
 

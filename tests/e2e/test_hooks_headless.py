@@ -133,7 +133,8 @@ def test_lifecycle_order_and_payload_fields(tmp_path):
     # the receipts sit where their events happened in the stream
     assert kinds(events) == [
         "session_start", "hook_event", "hook_event", "user_message", "assistant_text",
-        "tool_call", "hook_event", "hook_event", "tool_result", "assistant_text", "hook_event",
+        "tool_call", "hook_event", "hook_event", "tool_result", "file_changes",
+        "assistant_text", "hook_event",
         "hook_event", "run_end"]  # a headless run's SessionEnd comes before run_end (§7)
 
 

@@ -72,8 +72,8 @@ def test_multi_tool_task(tmp_path, wire, server):
     assert proc.returncode == 0, proc.stderr
     assert kinds(events) == [
         "session_start", "user_message", "assistant_text",
-        "tool_call", "tool_result", "tool_call", "tool_result", "assistant_text",
-        "tool_call", "tool_result", "assistant_text", "run_end"]
+        "tool_call", "tool_result", "file_changes", "tool_call", "tool_result",
+        "assistant_text", "tool_call", "tool_result", "assistant_text", "run_end"]
     calls = [e for e in events if e["type"] == "tool_call"]
     assert [(c["call_id"], c["name"]) for c in calls] == [
         ("call_w", "write_file"), ("call_r", "read_file"), ("call_b", "bash")]

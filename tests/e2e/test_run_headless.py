@@ -59,8 +59,8 @@ def test_multi_tool_task(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert kinds(events) == [
         "session_start", "user_message", "assistant_text",
-        "tool_call", "tool_result", "tool_call", "tool_result", "assistant_text",
-        "tool_call", "tool_result", "assistant_text", "run_end"]
+        "tool_call", "tool_result", "file_changes", "tool_call", "tool_result",
+        "assistant_text", "tool_call", "tool_result", "assistant_text", "run_end"]
     results = [e for e in events if e["type"] == "tool_result"]
     assert not any(r["isError"] for r in results)
     assert "2 notes.txt" in results[2]["content"][0]["text"]
@@ -162,7 +162,8 @@ def test_sigint_during_long_bash_cancels_once_and_kills_the_group(tmp_path):
     cfg, work = setup(tmp_path, {"tool_calls": [
         {"name": "bash", "arguments": {"commands": [
             {"command": "sleep 300 & echo $! > bg.pid; sleep 300"}]}},
-        {"name": "read_file", "arguments": {"path": "x"}}]})
+        {"name": "read_file", "arguments": {"path": "x"}}]},
+        sandbox={"mode": "off"})  # host pids: the process tree of a direct run
     proc = _popen_run(cfg, work)
     _read_until(proc, lambda e: e["type"] == "tool_call")
     pid_file = work / "bg.pid"

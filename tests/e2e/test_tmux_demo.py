@@ -111,12 +111,23 @@ def test_demo_end_to_end_in_tmux_at_80x24(place):
     assert states[-1] == "closing"
 
 
-def test_the_demo_keeps_answering_after_its_script_and_clear_empties_the_screen(place):
+def test_the_demo_previews_bash_then_keeps_answering_and_clear_empties_the_screen(place):
     env = isolated_env(place)
     tmux = Tmux(env=env)
     try:
         tmux.start([str(RAW_TUI)], cwd=place / "w")
         run_demo(tmux, demo_note(env))
+        # the demo's last step: a bash command previewed in the sandbox before it lands
+        tmux.type("show me bash")
+        tmux.keys("Enter")
+        screen = tmux.wait_for(lambda s: "Approve bash?" in s and "hello.txt" in s)
+        assert "dry run · network off" in screen, screen
+        assert not (place / "w" / "raw-tui-demo").exists()  # nothing landed before the answer
+        tmux.keys("a")
+        tmux.wait_for("That was bash in the sandbox")
+        assert (place / "w" / "raw-tui-demo" / "hello.txt").read_text() == \
+            "previewed in the sandbox before it landed\n"
+        tmux.wait_for(lambda s: "idle" in status_line(s))
         tmux.type("what else can you do?")
         tmux.keys("Enter")
         screen = tmux.wait_for("to talk to a real model.")

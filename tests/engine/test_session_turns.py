@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import msgspec
 import pytest
 
 from raw_tui import bus as ev
@@ -151,7 +152,9 @@ async def test_approval_required_headless_ends_the_run_and_cancels_the_rest(tmp_
     assert (outcome.status, outcome.code) == ("error", "approval_required")
     assert [r.code for r in h.of(ev.ToolResultEvent)] == [
         "tool_error", "approval_required", "cancelled"]
-    assert len(h.model.requests) == 1 and not h.of(ev.ApprovalRequest)
+    assert len(h.model.requests) == 1 and not h.of(ev.ApprovalDecision)
+    # headless, a sandboxed bash call still shows what it would have changed (its dry run)
+    assert all(r.observed is not msgspec.UNSET for r in h.of(ev.ApprovalRequest))
     assert one_run_end(h).code == "approval_required"
 
 

@@ -31,13 +31,15 @@ def bash_call(command: str, call_id: str = "b1", timeout_ms: int | None = None) 
 
 
 def setup(tmp_path: Path, lines: list[dict], *, ui: dict | None = None,
-          hooks: list | None = None) -> argparse.Namespace:
+          hooks: list | None = None, sandbox: dict | None = None) -> argparse.Namespace:
     cfg = tmp_path / "cfg"
     write_script(cfg, *lines)
     agent: dict[str, Any] = {"tools": {"use": ["builtin/read_file", "builtin/write_file",
                                                "builtin/bash"], "rules": ASK_WRITE}}
     if hooks:
         agent["hooks"] = hooks
+    if sandbox is not None:
+        agent["sandbox"] = sandbox
     write_config(cfg, agent, extra={"ui": ui} if ui else None)
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)

@@ -96,8 +96,9 @@ async def test_a_long_command_runs_on_while_detached(tmp_path):
 
 def test_sigterm_mid_turn_ends_the_tree_keeps_history_and_continue_works(tmp_path):
     pidfile = tmp_path / "child.pid"
+    # mode off: the pid file is written outside the workspace, the pid is the host's
     args = setup(tmp_path, [bash_call(f"echo $$ > {pidfile}; sleep 60", timeout_ms=30000),
-                            {"text": "after resume"}])
+                            {"text": "after resume"}], sandbox={"mode": "off"})
     host = start(args)
 
     async def begin():

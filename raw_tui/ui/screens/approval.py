@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from ...bus import ApprovalRequest
 from ..neutral import json_text
-from ..preview import effect_lines, preview_files, preview_text, relative_to
+from ..preview import effect_lines, preview_files, preview_text, relative_to, visible
 from ..styles import stylesheet
 
 
@@ -76,6 +76,7 @@ class ApprovalScreen(ModalScreen[bool]):
         paths = [e.path for e in effect_lines(effects, preview)] + [
             f.path for f in preview_files(preview)]
         self.shortened = any(relative(path) != path for path in paths)
+        observed = _get(getattr(r, "observed", msgspec.UNSET))
         yield Static(Text("Intended effects", style="bold underline"), classes="section-title")
         lines = effect_lines(effects, preview)
         if lines:
@@ -89,12 +90,16 @@ class ApprovalScreen(ModalScreen[bool]):
         elif effects is not None:
             yield Static(Syntax(json_text(effects, indent=2), "json",
                                 word_wrap=True, background_color="default"))
-        else:
+        elif observed is None:
             yield Static(Text("(this tool declares no effects)", style="dim"))
+        if observed is not None or _get(getattr(r, "sandbox", msgspec.UNSET)) \
+                or _get(getattr(r, "reason", msgspec.UNSET)):
+            yield from observed_sections(r)
         diff = preview_text(preview, shown)
         if diff:
-            yield Static(Text("Preview (not written)", style="bold underline"),
-                         classes="section-title")
+            title = "Observed in the sandbox (not applied)" if observed is not None \
+                else "Preview (not written)"
+            yield Static(Text(title, style="bold underline"), classes="section-title")
             yield Static(Syntax(diff, "diff", word_wrap=True, background_color="default"),
                          id="approval-diff")
         yield Static(Text("Arguments", style="bold underline"), classes="section-title")
@@ -147,3 +152,42 @@ class ApprovalScreen(ModalScreen[bool]):
 
     def action_answer(self, allow: bool) -> None:
         self.dismiss(allow)
+
+
+def observed_sections(r: ApprovalRequest) -> ComposeResult:
+    """A sandboxed bash call (docs/sandbox.md): why it asks, what its dry run changed in the
+    layer (the files; their diff follows), what was thrown away, its output, the network;
+    or, plainly, that it was not previewed."""
+    reason = _get(getattr(r, "reason", msgspec.UNSET))
+    if reason == "protected_path":
+        yield Static(Text("⚠ asks because it touches raw-tui's own files (the config, its "
+                          "tools/ or hooks/)", style="bold red"), classes="effect-warning")
+    status = _get(getattr(r, "sandbox", msgspec.UNSET))
+    observed = _get(getattr(r, "observed", msgspec.UNSET))
+    if observed is None:
+        if status:
+            style = "bold red" if status.startswith("sandbox off") else "dim"
+            yield Static(Text(f"{status} · not previewed: approving runs the command as "
+                              "shown", style=style), id="approval-sandbox")
+        return
+    if not observed.previewed:
+        yield Static(Text("Not previewed: the dry run failed in the sandbox's layer (output "
+                          "below). Approving runs the command for real, in mode workspace.",
+                          style="bold red"), id="approval-not-previewed")
+    net = "on" if observed.network else "off"
+    yield Static(Text(f"dry run · network {net} · {len(observed.files)} change"
+                      f"{'s' if len(observed.files) != 1 else ''} · {observed.bytes} bytes",
+                      style="dim"), id="approval-sandbox")
+    for f in observed.files:
+        line = Text(f"{f.operation + ' ' + f.kind:<18}", style="bold yellow")
+        line.append(visible(f.path))
+        yield Static(line, classes="effect")
+    if not observed.files:
+        yield Static(Text("(no change to the workspace)", style="dim"), classes="effect")
+    if observed.discarded:
+        yield Static(Text("Discarded (HOME, /tmp): " + ", ".join(
+            visible(p) for p in observed.discarded[:20]), style="dim"), classes="effect")
+    if observed.output:
+        yield Static(Text("Output of the dry run", style="bold underline"),
+                     classes="section-title")
+        yield Static(Text(visible(observed.output)), id="approval-output")

@@ -29,6 +29,7 @@ class StatusLineState(msgspec.Struct):
     notice_error: bool = False
     context: str = ""  # the context the model saw at its last request
     truncated: bool = False  # the last reply was cut by the output limit
+    sandbox: str = ""  # bash's sandbox (docs/sandbox.md)
 
 
 NOTICE_MIN = 12  # a notice shorter than this would say nothing when cut: left out
@@ -54,6 +55,7 @@ class StatusLine(Horizontal):
         """The session is open: its agent, model and step limit."""
         status = self.status
         status.agent, status.model, status.max_steps = info.agent, info.model, info.max_steps
+        status.sandbox = getattr(info, "sandbox", "") or ""
         if status.state == "starting":
             status.state = "idle"
         self.show(status)
@@ -155,12 +157,19 @@ class StatusLine(Horizontal):
             line.append(" · reply truncated", style="bold red")
         room = self._fit_hints(line.cell_len) - line.cell_len
         # what follows the state is shown whole or not at all (a part cut at a word left a
-        # dangling `·` before the blank up to the hints)
+        # dangling `·` before the blank up to the hints); a sandbox that is off comes first
+        if status.sandbox.startswith("sandbox off") and len(status.sandbox) + 3 <= room:
+            line.append(f" · {status.sandbox}", style="bold red")
+            room -= len(status.sandbox) + 3
         for who in (f" · {status.agent} · {status.model}", f" · {status.model}"):
             if status.model and len(who) <= room:
                 line.append(who, style="dim")
                 room -= len(who)
                 break
+        if status.sandbox and not status.sandbox.startswith("sandbox off") and \
+                len(status.sandbox) + 3 <= room:
+            line.append(f" · {status.sandbox}", style="dim")
+            room -= len(status.sandbox) + 3
         notice = " · " + status.notice if status.notice else ""
         if notice and len(notice) > room >= NOTICE_MIN:  # cut, saying so
             notice = notice[:room - 1] + "…"

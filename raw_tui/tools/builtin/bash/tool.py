@@ -17,6 +17,12 @@ output budget (the agent's `max_output_bytes` when the context carries it, else 
 keeping a third from the head and two thirds from the tail, with a `[... N bytes cut ...]`
 line where bytes were left out.
 
+In a sandbox (`ctx.sandbox`, docs/sandbox.md) each command runs inside the boundary that
+object gives (its argv and environment), and the result says how many background processes
+ended with the command; the sandbox decides whether the commands run at all (a dry run's
+layer is committed instead). Without one (mode off) the environment still lacks the model's
+`api_key_env` variables (raw_tui.tools.sandbox.env).
+
 While a command runs its output also goes to `ctx.output` as it arrives (the `$ COMMAND`
 line first): the UI shows it live. That changes nothing the model reads.
 """
@@ -30,6 +36,7 @@ from typing import Any, Callable
 
 from raw_tui.errors import CANCELLED, TOOL_ERROR
 from raw_tui.tools import procgroup
+from raw_tui.tools.sandbox.env import child_env
 
 MAX_COMMANDS = 16
 DEFAULT_TIMEOUT_MS = 120_000
@@ -73,6 +80,14 @@ def check_command(item: dict[str, Any]) -> str | None:
 
 
 async def handler(args: Any, ctx: Any) -> dict[str, Any]:
+    box = getattr(ctx, "sandbox", None)  # raw_tui.tools.sandbox.call.SandboxCall
+    if box is not None:
+        return await box.handle(args, ctx, run_commands)
+    return await run_commands(args, ctx, None)
+
+
+async def run_commands(args: Any, ctx: Any, box: Any) -> dict[str, Any]:
+    """Every command in order; in the sandbox `box` (its argv and environment) when given."""
     commands = list(args["commands"])
     budget = ctx.max_output_bytes or DEFAULT_BUDGET
     slot = budget // len(commands)
@@ -83,7 +98,7 @@ async def handler(args: Any, ctx: Any) -> dict[str, Any]:
             code = CANCELLED
             parts.append(f"{echo(item['command'])}cancelled")
         else:
-            part, code = await run_one(item, ctx, slot)
+            part, code = await run_one(item, ctx, slot, box)
             parts.append(part)
         if code is not None:
             left = len(commands) - i - 1
@@ -104,7 +119,7 @@ def echo(command: str) -> str:
     return f"$ {command}\n"
 
 
-async def run_one(item: Any, ctx: Any, slot: int) -> tuple[str, str | None]:
+async def run_one(item: Any, ctx: Any, slot: int, box: Any = None) -> tuple[str, str | None]:
     """One command's text, and the error code that stops the run (None when it exited 0).
     The text stays within `slot` bytes unless the slot is below MIN_SHARE."""
     command = item["command"]
@@ -116,7 +131,9 @@ async def run_one(item: Any, ctx: Any, slot: int) -> tuple[str, str | None]:
         live(head)
     show_live = live_decoder(live)
     try:
-        res = await procgroup.run(["bash", "-c", command], cwd=ctx.cwd,
+        argv = box.argv(command) if box is not None else ["bash", "-c", command]
+        env = box.env() if box is not None else child_env()
+        res = await procgroup.run(argv, cwd=ctx.cwd, env=env,
                                   timeout_s=timeout_ms / 1000, cancel=ctx.cancelled,
                                   cap=KEEP_BYTES, keep_tail=True, on_output=show_live)
     except OSError as err:
@@ -132,6 +149,10 @@ async def run_one(item: Any, ctx: Any, slot: int) -> tuple[str, str | None]:
     status = exit_line(res.returncode)
     if res.ended_leftovers:
         status += " (background processes still holding the output were ended)"
+    ended = box.background() if box is not None else 0
+    if ended:
+        status += (f"\n{ended} background process{'es' if ended > 1 else ''} ended with the "
+                   "command")
     return f"{text}{status}", None if res.returncode == 0 else TOOL_ERROR
 
 
