@@ -1,0 +1,91 @@
+"""A path's state as a checkpoint records it: a JSON-able dict.
+
+`{"kind": "absent"}`, `{"kind": "dir", "mode"}`, `{"kind": "symlink", "target"}`, or
+`{"kind": "file", "mode", "size", "sha", "mtime"}` (`sha`: SHA-256 of the content; a
+recorded previous state adds `chunks`, the chunk ids its content is stored as). A path is
+never followed: a symlink is recorded as one. Other kinds (fifo, socket, device) are
+recorded as `{"kind": "other"}` and never restored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from typing import Any, Callable
+
+State = dict[str, Any]
+ABSENT: State = {"kind": "absent"}
+
+
+def read_bytes(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
+def of(path: str, store: Callable[[bytes], list[str]] | None = None) -> State:
+    """The state of `path` now; `store(content)` (the chunk ids) records a file's content."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return dict(ABSENT)
+    mode = stat.S_IMODE(st.st_mode)
+    if stat.S_ISDIR(st.st_mode):
+        return {"kind": "dir", "mode": mode}
+    if stat.S_ISLNK(st.st_mode):
+        return {"kind": "symlink", "target": os.readlink(path)}
+    if not stat.S_ISREG(st.st_mode):
+        return {"kind": "other"}
+    data = read_bytes(path)
+    out: State = {"kind": "file", "mode": mode, "size": len(data),
+                  "sha": hashlib.sha256(data).hexdigest(), "mtime": st.st_mtime_ns}
+    if store is not None:
+        out["chunks"] = store(data)
+    return out
+
+
+def same(a: State | None, b: State | None) -> bool:
+    """The same kind, mode and content (or target); times aside."""
+    if a is None or b is None:
+        return a is b
+    if a["kind"] != b["kind"]:
+        return False
+    kind = a["kind"]
+    if kind == "file":
+        return a["mode"] == b["mode"] and a["sha"] == b["sha"]
+    if kind == "dir":
+        return a["mode"] == b["mode"]
+    if kind == "symlink":
+        return a["target"] == b["target"]
+    return True
+
+
+def subtree(path: str) -> list[str]:
+    """Every path below a directory (not following symlinks), parents first."""
+    out: list[str] = []
+    try:
+        with os.scandir(path) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return out
+    for entry in entries:
+        out.append(entry.path)
+        if entry.is_dir(follow_symlinks=False):
+            out += subtree(entry.path)
+    return out
+
+
+def absent_parents(path: str, stop: str) -> list[str]:
+    """The folders above `path` (up to `stop`, excluded) that do not exist: a write would
+    create them. Outermost first."""
+    out: list[str] = []
+    parent = os.path.dirname(path)
+    while parent and parent != stop and parent != os.path.dirname(parent) \
+            and not os.path.lexists(parent):
+        out.append(parent)
+        parent = os.path.dirname(parent)
+    return list(reversed(out))
