@@ -1,9 +1,11 @@
 """A path's state as a checkpoint records it: a JSON-able dict.
 
 `{"kind": "absent"}`, `{"kind": "dir", "mode"}`, `{"kind": "symlink", "target"}`, or
-`{"kind": "file", "mode", "size", "sha", "mtime"}` (`sha`: SHA-256 of the content; a
-recorded previous state adds `chunks`, the chunk ids its content is stored as). A path is
-never followed: a symlink is recorded as one. Other kinds (fifo, socket, device) are
+`{"kind": "file", "mode", "size", "sha", "mtime", "ino", "ctime"}` (`sha`: the content's
+digest, see `digest`; a recorded previous state adds `chunks`, the chunk ids its content is
+stored as). The state raw-tui left a file in (`left`) has no `sha`: its inode, size and
+times say whether it changed since (as git's index does), without reading it again. A path
+is never followed: a symlink is recorded as one. Other kinds (fifo, socket, device) are
 recorded as `{"kind": "other"}` and never restored.
 """
 
@@ -27,8 +29,25 @@ def read_bytes(path: str) -> bytes:
         os.close(fd)
 
 
-def of(path: str, store: Callable[[bytes], list[str]] | None = None) -> State:
-    """The state of `path` now; `store(content)` (the chunk ids) records a file's content."""
+def digest(chunk_ids: list[str]) -> str:
+    """A content's digest from its chunks' SHA-256: the chunk's own for one chunk, else the
+    SHA-256 of their concatenation (each byte is hashed once)."""
+    if len(chunk_ids) == 1:
+        return chunk_ids[0]
+    return hashlib.sha256("".join(chunk_ids).encode()).hexdigest()
+
+
+def chunk_ids(data: bytes) -> list[str]:
+    from .chunks import cut
+
+    view = memoryview(data)
+    return [hashlib.sha256(view[a:b]).hexdigest() for a, b in cut(data)]
+
+
+def of(path: str, store: Callable[[bytes], list[str]] | None = None, *,
+       left: bool = False) -> State:
+    """The state of `path` now; `store(content)` (the chunk ids) records a file's content;
+    `left`: without reading the content (the state raw-tui just left it in)."""
     try:
         st = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -40,11 +59,15 @@ def of(path: str, store: Callable[[bytes], list[str]] | None = None) -> State:
         return {"kind": "symlink", "target": os.readlink(path)}
     if not stat.S_ISREG(st.st_mode):
         return {"kind": "other"}
+    out: State = {"kind": "file", "mode": mode, "size": st.st_size, "mtime": st.st_mtime_ns,
+                  "ino": st.st_ino, "ctime": st.st_ctime_ns}
+    if left:
+        return out
     data = read_bytes(path)
-    out: State = {"kind": "file", "mode": mode, "size": len(data),
-                  "sha": hashlib.sha256(data).hexdigest(), "mtime": st.st_mtime_ns}
+    ids = store(data) if store is not None else chunk_ids(data)
+    out["size"], out["sha"] = len(data), digest(ids)
     if store is not None:
-        out["chunks"] = store(data)
+        out["chunks"] = ids
     return out
 
 
@@ -56,7 +79,11 @@ def same(a: State | None, b: State | None) -> bool:
         return False
     kind = a["kind"]
     if kind == "file":
-        return a["mode"] == b["mode"] and a["sha"] == b["sha"]
+        if a["mode"] != b["mode"]:
+            return False
+        if "sha" in a and "sha" in b:
+            return a["sha"] == b["sha"]
+        return all(a.get(k) == b.get(k) for k in ("ino", "size", "mtime", "ctime"))
     if kind == "dir":
         return a["mode"] == b["mode"]
     if kind == "symlink":

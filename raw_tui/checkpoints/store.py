@@ -96,6 +96,7 @@ class Store:
 
     # the files ---------------------------------------------------------------------------
     def _ensure_dir(self) -> None:
+        self.dir.parent.parent.mkdir(parents=True, exist_ok=True)  # the state folder
         for folder in (self.dir.parent, self.dir, self.dir / "packs"):
             try:
                 folder.mkdir(mode=0o700)
@@ -113,7 +114,6 @@ class Store:
             view = memoryview(line)
             while view:
                 view = view[os.write(fd, view):]
-            os.fdatasync(fd)
         finally:
             os.close(fd)
 
@@ -213,7 +213,7 @@ class Store:
 
     def after(self, c: Checkpoint) -> None:
         """The state raw-tui left each path in (its later conflict check)."""
-        paths = {p: state.of(p) for p in c.paths}
+        paths = {p: state.of(p, left=True) for p in c.paths}
         record = {"t": "after", "id": c.id, "paths": paths}
         self._append(record)
         self._apply(record)
@@ -248,7 +248,7 @@ class Store:
             for f in handles.values():
                 f.close()
         data = b"".join(parts)
-        if hashlib.sha256(data).hexdigest() != recorded.get("sha"):
+        if state.digest([hashlib.sha256(p).hexdigest() for p in parts]) != recorded.get("sha"):
             raise OSError(f"checkpoint content of {recorded.get('sha')} is damaged")
         return data
 
@@ -343,8 +343,5 @@ class _PackWriter:
 
     def close(self) -> None:
         if self.fd is not None:
-            try:
-                os.fdatasync(self.fd)
-            finally:
-                os.close(self.fd)
+            os.close(self.fd)
             self.fd = None

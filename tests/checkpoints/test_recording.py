@@ -104,3 +104,8 @@ def test_past_checkpoint_bytes_the_oldest_turns_go_with_a_notice(tmp_path, needs
     store = Store(s.session_id)
     assert store.bytes_stored() <= 50_000 + 30_010
     assert [c.turn for c in store.checkpoints if c.dropped]
+    # the latest turn is still undoable; a dropped one says so
+    code, report, _ = s.undo("--turn", "4")
+    assert code == 0 and (s.work / "f0.txt").read_text() == big + "0"
+    code, report, _ = s.undo("--turn", "1")
+    assert code == 1 and "dropped" in report["message"]
