@@ -281,6 +281,10 @@ class Session:
             return self._switch(self.agent.name, command.model)
         if isinstance(command, cmd.SwitchAgent):
             return self._switch(command.agent, None)
+        if isinstance(command, cmd.Undo):
+            from ..checkpoints.command import undo
+
+            return await undo(self, command)
         if isinstance(command, cmd.Quit):
             await self.close()
             return cmd.Reply()
