@@ -158,6 +158,7 @@ class Store:
             self.writes.append(("", r["paths"]))
             self.order.append(("write", "", r["paths"]))
         elif kind == "pack":
+            self._seq = max(self._seq, int(r["pack"].lstrip("k") or 0))
             self._add_objects(r["pack"], r["objects"])
         elif kind == "dropped":
             for i in r["ids"]:
@@ -292,7 +293,7 @@ class Store:
                 for sha, (pack, off, length) in keep.items():
                     with open(self.dir / "packs" / f"{pack}.pack", "rb") as f:
                         f.seek(off)
-                        writer.store_chunk(sha, f.read(length))
+                        writer.store_chunk(sha, f.read(length), moving=True)
             finally:
                 writer.close()
             record = {"t": "pack", "pack": ident, "objects": writer.objects}
@@ -328,8 +329,9 @@ class _PackWriter:
             self.store_chunk(sha, piece)
         return out
 
-    def store_chunk(self, sha: str, piece) -> None:
-        if sha in self.objects or sha in self.owner.index:
+    def store_chunk(self, sha: str, piece, moving: bool = False) -> None:
+        """`moving`: a kept chunk copied out of a pack about to go (it is in the index)."""
+        if sha in self.objects or (sha in self.owner.index and not moving):
             return
         if self.fd is None:
             self.owner._ensure_dir()

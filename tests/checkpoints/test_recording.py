@@ -123,3 +123,30 @@ def test_past_checkpoint_bytes_the_oldest_turns_go_with_a_notice(tmp_path, needs
     assert code == 0 and (s.work / "f0.txt").read_text() == big + "0"
     code, report, _ = s.undo("--turn", "1")
     assert code == 1 and "dropped" in report["message"]
+
+
+def test_kept_chunks_survive_drops_and_reloads(tmp_path):
+    """A drop moves the chunks later checkpoints use into a new pack; after a reload the
+    next checkpoint never takes that pack's name (which would overwrite those chunks)."""
+    shared = os.urandom(40_000).hex().encode()  # 80 KB without a newline: kept by every turn
+    path = tmp_path / "f"
+    written = {}
+    store = Store("s", base=tmp_path / "ck", limit=170_000)
+    for turn in range(3):
+        written[f"t{turn}"] = shared + os.urandom(30_000)
+        path.write_bytes(written[f"t{turn}"])
+        store.record(f"t{turn}", f"c{turn}", [str(path)])
+        store.enforce(f"t{turn}")
+    assert [c.dropped for c in store.checkpoints] == [True, False, False]
+    kept = Store("s", base=tmp_path / "ck")
+    for c in kept.checkpoints[1:]:
+        assert kept.content(c.paths[str(path)]) == written[c.turn]
+    again = Store("s", base=tmp_path / "ck", limit=170_000)
+    written["t3"] = b"all new " + os.urandom(20_000)
+    path.write_bytes(written["t3"])
+    again.record("t3", "c3", [str(path)])
+    fresh = Store("s", base=tmp_path / "ck")
+    live = [c for c in fresh.checkpoints if c.live]
+    assert [c.turn for c in live] == ["t1", "t2", "t3"]
+    for c in live:
+        assert fresh.content(c.paths[str(path)]) == written[c.turn]
