@@ -276,7 +276,7 @@ class UndoneFile(msgspec.Struct):
     action: Literal["restored", "removed", "conflict"]
 
 
-class Undo(Event, tag="undo"):
+class TurnUndo(Event, tag="undo"):
     """An undo of turn `turn_id` and every later one (docs/checkpoints.md); a conflict was
     left as it was."""
 
@@ -292,7 +292,7 @@ AnyEvent = Union[
     SessionStart, HookEvent, UserMessage, AssistantDelta, AssistantText, ToolCall,
     ApprovalRequest, ApprovalDecision, ToolResultEvent, ToolProgress, ToolOutput, PanelReceipt,
     InteractionRequest, InteractionSettled, RunEnd, PanelState, HooksReload, TurnState,
-    Compaction, Notice, TokenUsage, TurnRewind, AgentModel, FileChanges, Undo,
+    Compaction, Notice, TokenUsage, TurnRewind, AgentModel, FileChanges, TurnUndo,
 ]
 
 _encoder = msgspec.json.Encoder()

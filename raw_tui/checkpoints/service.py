@@ -112,7 +112,7 @@ def run(store: Store, history: list[ev.Event], *, turn: int | None = None,
     if not dry_run:
         p = undo.run(store, tail, overwrite=overwrite)
         if publish is not None:
-            publish(ev.Undo(files=[ev.UndoneFile(**f) for f in p.report()],
+            publish(ev.TurnUndo(files=[ev.UndoneFile(**f) for f in p.report()],
                             turn_id=tail[0]))
     outcome.files = p.report()
     if p.conflicts:
@@ -120,7 +120,7 @@ def run(store: Store, history: list[ev.Event], *, turn: int | None = None,
     return outcome
 
 
-def diffs(store: Store, p: undo.Plan) -> list[dict[str, str]]:
+def diffs(store: Store, p: undo.UndoPlan) -> list[dict[str, str]]:
     """Each path's change as a unified diff (text files), from now to what undo writes."""
     import difflib
 

@@ -13,7 +13,8 @@ changes nothing has none).
 - `packs/<id>.pack`: the chunks a checkpoint stored that no earlier one had, one after the
   other; `objects` maps each chunk's SHA-256 to `[offset, length]` in it. Equal content is
   stored once per session (raw_tui/checkpoints/chunks.py cuts it).
-- `lock`: held shared by the session while it is open, exclusive by an undo from outside.
+- `lock`: held shared by the session while it is open (from its first checkpoint on),
+  exclusive by an undo from outside.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ class Store:
     index: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # sha -> pack, off, len
     pack_bytes: dict[str, int] = field(default_factory=dict)
     _lock_fd: int | None = None
+    _lock_wanted: bool = False  # a session holds the lock once its folder exists
     _seq: int = 0
 
     def __post_init__(self) -> None:
@@ -97,6 +99,8 @@ class Store:
 
     # the files ---------------------------------------------------------------------------
     def _ensure_dir(self) -> None:
+        if (self.dir / "packs").is_dir():
+            return
         self.dir.parent.parent.mkdir(parents=True, exist_ok=True)  # the state folder
         for folder in (self.dir.parent, self.dir, self.dir / "packs"):
             try:
@@ -104,6 +108,11 @@ class Store:
             except FileExistsError:
                 pass
             os.chmod(folder, 0o700)
+        if self._lock_wanted:
+            try:
+                self.hold()
+            except Busy:  # an undo from outside runs right now: it refuses nothing of ours
+                pass
 
     def _append(self, record: dict[str, Any]) -> None:
         self._ensure_dir()
@@ -179,8 +188,12 @@ class Store:
     # the lock ----------------------------------------------------------------------------
     def hold(self, exclusive: bool = False) -> None:
         """Shared while a session is open; exclusive for an undo from outside (Busy when
-        another process holds it)."""
+        another process holds it). A session whose folder does not exist yet (nothing to
+        undo) takes it when its first checkpoint makes the folder."""
         if self._lock_fd is not None:
+            return
+        if not exclusive and not self.dir.is_dir():
+            self._lock_wanted = True
             return
         self._ensure_dir()
         fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -192,6 +205,7 @@ class Store:
         self._lock_fd = fd
 
     def release(self) -> None:
+        self._lock_wanted = False
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None

@@ -35,7 +35,7 @@ class Entry:
 
 
 @dataclass
-class Plan:
+class UndoPlan:
     turn: str
     checkpoints: list[Checkpoint]
     entries: list[Entry] = field(default_factory=list)
@@ -53,11 +53,11 @@ def turns_with_changes(store: Store) -> list[str]:
     return list(dict.fromkeys(c.turn for c in store.checkpoints if c.live))
 
 
-def plan(store: Store, turns: list[str], overwrite: bool = False) -> Plan:
+def plan(store: Store, turns: list[str], overwrite: bool = False) -> UndoPlan:
     """The undo of `turns[0]` and every turn after it (`turns`: the session's turns from N)."""
     wanted = set(turns)
     chosen = [c for c in store.checkpoints if c.live and c.turn in wanted]
-    out = Plan(turn=turns[0], checkpoints=chosen)
+    out = UndoPlan(turn=turns[0], checkpoints=chosen)
     targets: dict[str, State] = {}
     for c in chosen:  # the earliest previous state wins
         for path, before in c.paths.items():
@@ -111,7 +111,7 @@ def _done(target: State) -> str:
     return "removed" if target["kind"] == "absent" else "restored"
 
 
-def _keep_folders_with_strangers(p: Plan, overwrite: bool) -> None:
+def _keep_folders_with_strangers(p: UndoPlan, overwrite: bool) -> None:
     """A folder to remove that holds what the plan does not remove is a conflict."""
     if overwrite:
         return
@@ -123,7 +123,7 @@ def _keep_folders_with_strangers(p: Plan, overwrite: bool) -> None:
                 e.action, e.write = "conflict", False
 
 
-def apply(store: Store, p: Plan, overwrite: bool = False) -> None:
+def apply(store: Store, p: UndoPlan, overwrite: bool = False) -> None:
     todo = [e for e in p.entries if e.write]
     for e in sorted(todo, key=lambda e: e.path.count("/"), reverse=True):
         if e.current["kind"] != "absent" and (e.target["kind"] != e.current["kind"]
@@ -196,8 +196,8 @@ def _put_file(path: str, data: bytes, target: State) -> None:
 
 
 def run(store: Store, turns: list[str], *, dry_run: bool = False,
-        overwrite: bool = False) -> Plan:
-    """Plan, and unless `dry_run` apply and record it (the ledger's `undo`)."""
+        overwrite: bool = False) -> UndoPlan:
+    """UndoPlan, and unless `dry_run` apply and record it (the ledger's `undo`)."""
     p = plan(store, turns, overwrite)
     if dry_run or not p.checkpoints:
         return p

@@ -89,7 +89,7 @@ class TextPrinter:
     def _on_AgentModel(self, e: ev.AgentModel) -> None:
         self._line(f"[agent {e.agent} · model {e.model}]")
 
-    def _on_Undo(self, e: ev.Undo) -> None:
+    def _on_TurnUndo(self, e: ev.TurnUndo) -> None:
         counts: dict[str, int] = {}
         for f in e.files:
             counts[f.action] = counts.get(f.action, 0) + 1

@@ -160,7 +160,7 @@ MESSAGES: dict[type, type[EngineEvent]] = {
     events.TurnRewind: TurnRewound,
     events.AgentModel: AgentModelSwitched,
     events.FileChanges: FilesChanged,
-    events.Undo: FilesUndone,
+    events.TurnUndo: FilesUndone,
 }
 
 

@@ -38,7 +38,7 @@ async def test_acp_undo_previews_then_restores(tmp_path):
         assert (r.work / "a.txt").read_text() == "old\n"
         session = r.agent.bridges[sid].session
         stored = session.store.events(sid)
-        [event] = [e for e in stored if isinstance(e, ev.Undo)]
+        [event] = [e for e in stored if isinstance(e, ev.TurnUndo)]
         assert event.files == [ev.UndoneFile(path=path, action="restored")]
         again = await undo(r, sid)
         assert again["files"] == [] and again["message"].startswith("nothing to undo")
