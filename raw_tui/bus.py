@@ -263,11 +263,24 @@ class ChangedFile(msgspec.Struct):
 
 class FileChanges(Event, tag="file_changes"):
     """raw-tui committed a change to the user's files (a write_file call, a bash layer);
-    `checkpoint` names the recorded previous state, null until checkpoints exist."""
+    `checkpoint` names the recorded previous state (docs/checkpoints.md), null when the
+    session keeps no checkpoints (`raw-tui call`)."""
 
     call_id: str
     files: list[ChangedFile]
-    checkpoint: str | None  # always written (null)
+    checkpoint: str | None  # always written
+
+
+class UndoneFile(msgspec.Struct):
+    path: str
+    action: Literal["restored", "removed", "conflict"]
+
+
+class TurnUndo(Event, tag="undo"):
+    """An undo of turn `turn_id` and every later one (docs/checkpoints.md); a conflict was
+    left as it was."""
+
+    files: list[UndoneFile]
 
 
 class Notice(Event, tag="notice"):
@@ -279,7 +292,7 @@ AnyEvent = Union[
     SessionStart, HookEvent, UserMessage, AssistantDelta, AssistantText, ToolCall,
     ApprovalRequest, ApprovalDecision, ToolResultEvent, ToolProgress, ToolOutput, PanelReceipt,
     InteractionRequest, InteractionSettled, RunEnd, PanelState, HooksReload, TurnState,
-    Compaction, Notice, TokenUsage, TurnRewind, AgentModel, FileChanges,
+    Compaction, Notice, TokenUsage, TurnRewind, AgentModel, FileChanges, TurnUndo,
 ]
 
 _encoder = msgspec.json.Encoder()

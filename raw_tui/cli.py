@@ -71,13 +71,21 @@ def _add_hooks(sub, common) -> None:
 def _add_sessions(sub, common) -> None:
     sessions = sub.add_parser("sessions", parents=[common], help="saved sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True,
-                                           metavar="list|show|delete")
+                                           metavar="list|show|delete|undo")
     sessions_sub.add_parser("list", parents=[common])
     show = sessions_sub.add_parser("show", parents=[common])
     show.add_argument("session_id", metavar="ID")
     show.add_argument("--output", choices=("jsonl", "text"), default="jsonl")
     delete = sessions_sub.add_parser("delete", parents=[common])
     delete.add_argument("session_id", metavar="ID")
+    undo = sessions_sub.add_parser("undo", parents=[common],
+                                   help="restore the files of a session to before a turn")
+    undo.add_argument("session_id", metavar="ID")
+    undo.add_argument("--turn", type=int, metavar="N",
+                      help="the turn, counted from 1 (default: the latest that changed files)")
+    undo.add_argument("--dry-run", action="store_true", help="report, change nothing")
+    undo.add_argument("--overwrite-conflicts", action="store_true",
+                      help="restore files changed since raw-tui wrote them too")
 
 
 def _add_acp(sub, common) -> None:
@@ -235,6 +243,8 @@ def _prints_text(args) -> bool:
     if args.command == "run":
         return args.output == "text"
     if args.command == "sessions":
+        if args.sessions_command == "undo":
+            return False  # its JSON report
         return args.sessions_command != "show" or args.output == "text"
     if args.command == "config":
         return not args.json

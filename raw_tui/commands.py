@@ -81,12 +81,24 @@ class SwitchAgent(Command, tag="switch_agent"):
     agent: str
 
 
+class Undo(Command, tag="undo"):
+    """Restore the files to their state before a turn: `turn_id`, or `turn` (its number,
+    counted from 1), else the latest turn that changed files (docs/checkpoints.md).
+    `dry_run`: the Reply's `report` says what it would do (with each file's `diff`),
+    nothing changes. `overwrite`: conflicts are restored too."""
+
+    turn_id: str | None = None
+    turn: int | None = None
+    dry_run: bool = False
+    overwrite: bool = False
+
+
 class Quit(Command, tag="quit"):
     """Close the session cleanly (SessionEnd runs)."""
 
 
 AnyCommand = Union[Prompt, Cancel, ApprovalAnswer, FormAnswer, FormCancel, PanelAction, Compact,
-                   Clear, Retry, EditPrompt, SwitchModel, SwitchAgent, Quit]
+                   Clear, Retry, EditPrompt, SwitchModel, SwitchAgent, Undo, Quit]
 
 
 class Reply(msgspec.Struct, omit_defaults=True):
@@ -95,6 +107,8 @@ class Reply(msgspec.Struct, omit_defaults=True):
     message: str | None = None
     draft: str | None = None  # a prompt action's text for the composer
     send: bool = False  # the prompt action asks to send the draft at once
+    # Undo: {files: [{path, action, diff?}], unobserved_turns, turn, notes?, message?}
+    report: dict[str, Any] | None = None
 
 
 class SessionInfo(msgspec.Struct, omit_defaults=True):

@@ -89,6 +89,7 @@ class UiConfig(_Strict):
     max_fps: Annotated[float, msgspec.Meta(gt=0, le=240)] = 60  # frames a second at most (docs/ui.md)
     detach: bool = True  # run the session in a host that survives the terminal (§12)
     detached_idle_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 86400  # a host with no client and no turn ends then
+    checkpoint_bytes: Annotated[int, msgspec.Meta(ge=0)] = 1 << 30  # per session (docs/checkpoints.md)
 
 
 class RawConfig(_Strict):

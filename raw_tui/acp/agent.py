@@ -226,7 +226,8 @@ class RawAgent:
                    "raw/tool/register": self._register_tool,
                    "raw/runtime/info": self._runtime_info,
                    "raw/session/configure": self._configure,
-                   "raw/session/compact": self._compact}.get(method)
+                   "raw/session/compact": self._compact,
+                   "raw/session/undo": self._undo}.get(method)
         if handler is None:
             from acp import RequestError
 
@@ -326,6 +327,17 @@ class RawAgent:
             message = end.message if isinstance(end.message, str) else code
             raise error(codes.UPSTREAM, f"compaction failed: {code}: {message}", {"code": code})
         return {"status": status, "beforeBytes": before, "afterBytes": session.context_size()[0]}
+
+    async def _undo(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`_raw/session/undo {sessionId, turn?, dryRun?}` (an idle session): the files back
+        to their state before turn `turn` (counted from 1; default the latest that changed
+        files), docs/checkpoints.md. `{files: [{path, action, diff?}], unobservedTurns,
+        turn?, message?}`; conflicts are listed, never overwritten from here."""
+        from .undo import undo
+
+        _fields(params, ("sessionId", "turn", "dryRun"), "session undo")
+        bridge = self._idle_bridge(_string(params, "sessionId"))
+        return await undo(bridge, params)
 
     async def _register_tool(self, params: dict[str, Any]) -> dict[str, Any]:
         """`_raw/tool/register {sessionId, name, description?, inputSchema}`: a tool the client

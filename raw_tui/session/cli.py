@@ -1,4 +1,4 @@
-"""`raw-tui sessions list | show ID | delete ID`."""
+"""`raw-tui sessions list | show ID | delete ID | undo ID`."""
 
 from __future__ import annotations
 
@@ -25,12 +25,19 @@ def cmd_sessions(args) -> int:
                 print(f"{row.id}  {mark}{when}  {row.agent}  {row.events} events  {cwd}"
                       f"  {title}")
             return 0
+        if args.sessions_command == "undo":
+            from ..checkpoints.cli import cmd_undo
+
+            return cmd_undo(args, store)
         row = store.get(args.session_id)
         if row is None:
             print(f"raw-tui: unknown session {args.session_id}", file=sys.stderr)
             return 1
         if args.sessions_command == "delete":
             store.delete(row.id)
+            from ..checkpoints.store import forget
+
+            forget(row.id)
             print(f"deleted {row.id}")
             return 0
         if args.output == "text":

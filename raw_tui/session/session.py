@@ -152,6 +152,9 @@ class Session:
                                      approver=self.approver, panels=self.panels,
                                      interactions=self.interactions.for_call,
                                      preview_calls=previews)
+        from ..checkpoints.record import for_session
+
+        self.checkpoints = self.dispatcher.checkpoints = for_session(self)
         self.mcp_warnings: list[str] = []
         self.mcp_status: dict[str, str] = {}  # identity -> found | missing | skipped
         self._mcp_task: asyncio.Task | None = None
@@ -159,6 +162,9 @@ class Session:
     # attachment ------------------------------------------------------------------------
     async def open(self, *, watch: bool = False) -> None:
         """Attach: publish session_start and run SessionStart hooks (once per attachment)."""
+        from ..checkpoints.record import hold
+
+        hold(self.checkpoints, self._warn)  # `sessions undo` refuses while it is open
         self.bus.publish(ev.SessionStart(session_id=self.session_id, agent=self.agent.name))
         self._publish_state()
         for warning in self._plan_warnings:  # once: a second attachment knows them
@@ -243,6 +249,8 @@ class Session:
             await self.hooks.session_end()
         self.hooks.close()
         await self.mcp.close()
+        if self.checkpoints is not None:
+            self.checkpoints.store.release()
 
     # the rest of the facade -------------------------------------------------------------
     def saved_sessions(self) -> list[cmd.SavedSession]:
@@ -285,6 +293,10 @@ class Session:
             return self._switch(self.agent.name, command.model)
         if isinstance(command, cmd.SwitchAgent):
             return self._switch(command.agent, None)
+        if isinstance(command, cmd.Undo):
+            from ..checkpoints.command import undo
+
+            return await undo(self, command)
         if isinstance(command, cmd.Quit):
             await self.close()
             return cmd.Reply()

@@ -24,6 +24,7 @@ class TextPrinter:
         self.err = err or out
         self._mid_line = False
         self._calls: dict[str, str] = {}
+        self._turns: list[str] = []  # prompt turns in order: turn N is the Nth `> ` line
 
     def __call__(self, event: ev.Event) -> None:
         handler = getattr(self, f"_on_{type(event).__name__}", None)
@@ -38,6 +39,8 @@ class TextPrinter:
         self.out.write(text + "\n")
 
     def _on_UserMessage(self, e: ev.UserMessage) -> None:
+        if isinstance(e.turn_id, str) and e.turn_id not in self._turns:
+            self._turns.append(e.turn_id)
         self._line(f"> {e.text}")
 
     def _on_AssistantDelta(self, e: ev.AssistantDelta) -> None:
@@ -85,6 +88,18 @@ class TextPrinter:
 
     def _on_AgentModel(self, e: ev.AgentModel) -> None:
         self._line(f"[agent {e.agent} · model {e.model}]")
+
+    def _on_TurnUndo(self, e: ev.TurnUndo) -> None:
+        counts: dict[str, int] = {}
+        for f in e.files:
+            counts[f.action] = counts.get(f.action, 0) + 1
+        what = ", ".join(f"{n} {a}" if a != "conflict" else f"{n} conflict{'s' if n > 1 else ''}"
+                         for a, n in counts.items())
+        turn = (f"turn {self._turns.index(e.turn_id) + 1}" if e.turn_id in self._turns
+                else f"turn {e.turn_id}")
+        self._line(f"[undo of {turn} and later: {what or 'nothing'}]")
+        for f in e.files:
+            self._line(f"  {f.action} {f.path}")
 
     def _on_Notice(self, e: ev.Notice) -> None:
         self._line(f"[{e.level}] {e.message}")

@@ -158,6 +158,7 @@ class _Call:
     sandbox: Any = None  # builtin/bash in a sandbox: its SandboxCall (docs/sandbox.md)
     reason: str | None = None  # why it asks when no rule did (protected_path)
     dry_run: bool = False  # `raw-tui call --dry-run`: nothing reaches outside, nothing lands
+    checkpoint: Any = None  # the change's checkpoint (raw_tui.checkpoints.store.Checkpoint)
 
 
 class Dispatcher:
@@ -185,6 +186,8 @@ class Dispatcher:
         # carries it on its tool_call event (bounded as for an approval; the handler is
         # given a preview only when the user approved it, so nothing written changes)
         self.preview_calls = preview_calls
+        # a session's checkpoints (raw_tui.checkpoints.record.Recorder), None for `raw-tui call`
+        self.checkpoints: Any = None
 
     async def dispatch(self, name: str, arguments: Any, *, call_id: str, source: str = "model",
                        turn_id: str | None = None, cancel: asyncio.Event | None = None,
@@ -207,7 +210,11 @@ class Dispatcher:
                 report.outcome = "would_run"
                 return report
             report.stage = "handler"
+            if self.checkpoints is not None:  # docs/checkpoints.md
+                self.checkpoints.before_handler(call)
             await self.run_handler(call)
+            if self.checkpoints is not None:
+                self.checkpoints.after_handler(call)
             self._publish_file_changes(call)
         except Stop as stop:
             self._stopped(call, stop)
@@ -423,8 +430,11 @@ class Dispatcher:
             self.publish_file_changes(call, files)
 
     def publish_file_changes(self, call: _Call, files: list[dict]) -> None:
+        checkpoint = call.checkpoint if call.checkpoint is not None else \
+            getattr(call.sandbox, "checkpoint", None)  # a bash layer's, taken at its commit
         self.bus.publish(ev.FileChanges(
-            call_id=call.call_id, checkpoint=None,
+            call_id=call.call_id,
+            checkpoint=checkpoint.id if checkpoint is not None else None,
             files=[ev.ChangedFile(path=f["path"], operation=f["operation"]) for f in files],
             **self._turn(call)))
 

@@ -127,6 +127,10 @@ class FilesChanged(EngineEvent):
     """`file_changes`"""
 
 
+class FilesUndone(EngineEvent):
+    """`undo`"""
+
+
 class UndrawnEvent(EngineEvent):
     """An event type this UI has no message for (written to the debug log)."""
 
@@ -156,6 +160,7 @@ MESSAGES: dict[type, type[EngineEvent]] = {
     events.TurnRewind: TurnRewound,
     events.AgentModel: AgentModelSwitched,
     events.FileChanges: FilesChanged,
+    events.TurnUndo: FilesUndone,
 }
 
 

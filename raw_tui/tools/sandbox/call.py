@@ -70,6 +70,9 @@ class SandboxCall:
         self.asked = False  # dispatch: the call went to the approval
         self.cancelled = False  # an allowed call cancelled while it ran in its layer
         self.observed: dict[str, Any] | None = None
+        # the session's checkpoint of the commit (raw_tui/checkpoints/record.py LayerHook)
+        self.checkpoint: Any = None
+        self.unobserved = False  # it ran for real, outside the overlay
 
     # the boundary -----------------------------------------------------------------------
     def readonly(self) -> list[str]:
@@ -161,6 +164,7 @@ class SandboxCall:
             if self.mode == "overlay" and self.replay is not None and self.scan is None:
                 return self.replay  # the layer could not be committed (too large, special)
             # mode workspace, or a dry run that was not previewed: for real, in the boundary
+            self.unobserved = True
             self._open(overlay=False, dry=False)
             return await run(args, ctx, self)
         finally:
@@ -170,14 +174,22 @@ class SandboxCall:
         from .commit import commit
 
         result = dict(self.replay)
+        hook = self.checkpoint
+        mark = hook.before(self.scan) if hook is not None and self.scan.files else None
         try:
             files = commit(self.scan, self.base or {})
         except LayerRefused as refused:
+            if mark is not None:
+                hook.void(mark)
             return {"isError": True, "code": refused.code,
                     "content": [{"type": "text", "text": refused.message}]}
         except OSError as err:
+            if mark is not None:
+                hook.after(mark)
             return {"isError": True, "code": errors.TOOL_ERROR,
                     "content": [{"type": "text", "text": f"commit failed part-way: {err}"}]}
+        if mark is not None:
+            hook.after(mark)
         self.committed = files
         return result
 

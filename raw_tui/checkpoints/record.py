@@ -1,0 +1,146 @@
+"""What dispatch calls around a change to the user's files (docs/checkpoints.md).
+
+- write_file: before its handler, the previous state of every path its effects name (the
+  file a symlink points to as well, and the folders a write would create); after it, the
+  state it left.
+- a bash layer: the sandbox asks `before(scan)` once the layer is checked and before any
+  step is applied, `after` once it is committed, `void` when it was refused.
+- bash outside the overlay (mode workspace or off, a run not previewed): noted as
+  unobserved, with its number of commands.
+Then the bound: past `ui.checkpoint_bytes` the oldest turns' checkpoints go, with a notice.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any
+
+from .. import bus as ev
+from ..tools.approval_preview import effect_files
+from . import state
+from .store import Checkpoint, Store
+
+WRITE_FILE, BASH = "builtin/write_file", "builtin/bash"
+
+
+class Recorder:
+    def __init__(self, store: Store, bus: ev.Bus, cwd: str) -> None:
+        self.store, self.bus, self.cwd = store, bus, os.path.realpath(cwd)
+
+    # dispatch's side ---------------------------------------------------------------------
+    def before_handler(self, call: Any) -> None:
+        identity = call.tool.identity if call.tool is not None else None
+        if identity == WRITE_FILE:
+            paths = write_file_paths(call.effects)
+            if paths:
+                try:
+                    call.checkpoint = self.store.record(call.turn_id or "", call.call_id, paths)
+                except OSError as err:
+                    from .. import errors
+                    from ..tools.dispatch import Stop
+
+                    raise Stop("handler", errors.TOOL_ERROR, f"checkpoint not recorded "
+                               f"({err}); nothing was written") from None
+        elif identity == BASH and call.sandbox is not None:
+            call.sandbox.checkpoint = LayerHook(self, call)
+
+    def after_handler(self, call: Any) -> None:
+        identity = call.tool.identity if call.tool is not None else None
+        c = getattr(call, "checkpoint", None)
+        if identity == WRITE_FILE and c is not None:
+            self.store.after(c)
+        if identity == BASH and call.report.outcome == "ran":
+            box = call.sandbox
+            if box is None or getattr(box, "unobserved", False):
+                commands = call.arguments.get("commands", []) \
+                    if isinstance(call.arguments, dict) else []
+                self.store.note_unobserved(call.turn_id or "", call.call_id, "bash",
+                                           max(1, len(commands)))
+        if c is not None:
+            self.bound(call.turn_id or "")
+
+    def bound(self, turn: str) -> None:
+        dropped = self.store.enforce(turn)
+        if dropped:
+            self.bus.publish(ev.Notice(level="warning", message=(
+                f"checkpoints of {len(dropped)} older turn{'s' if len(dropped) > 1 else ''} "
+                f"dropped: they passed ui.checkpoint_bytes ({self.store.limit} bytes); "
+                "those turns can no longer be undone")))
+
+
+class LayerHook:
+    """Given to a sandboxed bash call (raw_tui/tools/sandbox/call.py): its commit's
+    checkpoint."""
+
+    def __init__(self, recorder: Recorder, call: Any) -> None:
+        self.recorder, self.call = recorder, call
+
+    def before(self, scan: Any) -> Checkpoint:
+        c = self.recorder.store.record(self.call.turn_id or "", self.call.call_id,
+                                       layer_paths(scan))
+        self.call.checkpoint = c
+        return c
+
+    def after(self, c: Checkpoint) -> None:
+        self.recorder.store.after(c)
+
+    def void(self, c: Checkpoint) -> None:
+        self.recorder.store.void(c)
+        self.call.checkpoint = None
+
+
+def write_file_paths(effects: Any) -> list[str]:
+    out: list[str] = []
+    for path, _ in effect_files(effects):
+        out += state.absent_parents(path, "/")
+        out.append(path)
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                real = os.path.realpath(path)
+                out += state.absent_parents(real, "/")
+                out.append(real)
+        except OSError:
+            pass
+    return list(dict.fromkeys(out))
+
+
+def layer_paths(scan: Any) -> list[str]:
+    """Every path the layer's commit changes; a folder it removes or replaces, with
+    everything under it."""
+    out: list[str] = []
+    for entry in scan.files:
+        path = entry["path"]
+        out.append(path)
+        try:
+            is_dir = stat.S_ISDIR(os.lstat(path).st_mode)
+        except OSError:
+            is_dir = False
+        if is_dir and (entry["operation"] == "delete" or entry["kind"] != "dir"):
+            out += state.subtree(path)
+    return list(dict.fromkeys(out))
+
+
+def for_session(session: Any) -> Recorder | None:
+    """The checkpoints of a session that keeps a history (None otherwise: nothing to undo
+    from). The session holds its lock while open (an undo from outside refuses then)."""
+    if session.store is None:
+        return None
+    from .store import DEFAULT_BYTES
+
+    ui = getattr(getattr(session.config, "raw", None), "ui", None)
+    limit = getattr(ui, "checkpoint_bytes", None)
+    store = Store(session.session_id, limit=limit if isinstance(limit, int) else DEFAULT_BYTES)
+    return Recorder(store, session.bus, session.cwd)
+
+
+def hold(recorder: Recorder | None, warn: Any) -> None:
+    """The open session's shared lock; a failure is a warning, never a failed session."""
+    if recorder is None:
+        return
+    from .store import Busy
+
+    try:
+        recorder.store.hold()
+    except (Busy, OSError) as err:
+        warn(f"checkpoints: {err}")

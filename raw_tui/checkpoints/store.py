@@ -1,0 +1,364 @@
+"""A session's checkpoint store (docs/checkpoints.md): `$XDG_STATE_HOME/raw-tui/checkpoints/
+<session id>/`, folders 0700, files 0600, made at the first checkpoint (a session that
+changes nothing has none).
+
+- `ledger.jsonl`: one JSON record a line, appended with one write (not fsynced, see
+  docs/decisions/checkpoints.md):
+  `checkpoint {id, turn, call, paths: {path: previous state}, pack, objects}` (written before
+  its change is committed: a committed change always has one), `after {id, paths}` (the
+  state raw-tui left), `void {id}` (the change was refused, nothing written),
+  `unobserved {turn, call, what, count}` (a call that changed files raw-tui could not see),
+  `undo {turn, undone, paths}`, `pack {pack, objects}` (chunks kept when older packs went),
+  `dropped {ids, turns}`. A torn last line (a killed process) is ignored.
+- `packs/<id>.pack`: the chunks a checkpoint stored that no earlier one had, one after the
+  other; `objects` maps each chunk's SHA-256 to `[offset, length]` in it. Equal content is
+  stored once per session (raw_tui/checkpoints/chunks.py cuts it).
+- `lock`: held shared by the session while it is open (from its first checkpoint on),
+  exclusive by an undo from outside.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import chunks, state
+from .state import State
+
+DEFAULT_BYTES = 1 << 30  # ui.checkpoint_bytes
+
+
+def root() -> Path:
+    from ..paths import state_home
+
+    return state_home() / "checkpoints"
+
+
+def forget(session_id: str) -> None:
+    """A deleted session's checkpoints go with it."""
+    import shutil
+
+    shutil.rmtree(root() / session_id, ignore_errors=True)
+
+
+class Busy(Exception):
+    pass
+
+
+@dataclass
+class Checkpoint:
+    id: str
+    turn: str
+    call: str
+    paths: dict[str, State]
+    pack: str | None
+    after: dict[str, State] | None = None
+    void: bool = False
+    undone: bool = False
+    dropped: bool = False
+
+    @property
+    def live(self) -> bool:
+        return not (self.void or self.undone or self.dropped)
+
+
+@dataclass
+class Unobserved:
+    turn: str
+    call: str
+    what: str
+    count: int
+
+
+@dataclass
+class Store:
+    session_id: str
+    base: Path | None = None
+    limit: int = DEFAULT_BYTES
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    unobserved: list[Unobserved] = field(default_factory=list)
+    # every record that wrote paths, in order: (checkpoint id or "", {path: state})
+    writes: list[tuple[str, dict[str, State]]] = field(default_factory=list)
+    # the ledger's order: ("before", checkpoint id, paths) and ("write", id or "", paths)
+    order: list[tuple[str, str, dict[str, State]]] = field(default_factory=list)
+    index: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # sha -> pack, off, len
+    pack_bytes: dict[str, int] = field(default_factory=dict)
+    _lock_fd: int | None = None
+    _lock_wanted: bool = False  # a session holds the lock once its folder exists
+    _seq: int = 0
+
+    def __post_init__(self) -> None:
+        self.dir = (self.base or root()) / self.session_id
+        self.load()
+
+    # the files ---------------------------------------------------------------------------
+    def _ensure_dir(self) -> None:
+        if (self.dir / "packs").is_dir():
+            return
+        self.dir.parent.parent.mkdir(parents=True, exist_ok=True)  # the state folder
+        for folder in (self.dir.parent, self.dir, self.dir / "packs"):
+            try:
+                folder.mkdir(mode=0o700)
+            except FileExistsError:
+                pass
+            os.chmod(folder, 0o700)
+        if self._lock_wanted:
+            try:
+                self.hold()
+            except Busy:  # an undo from outside runs right now: it refuses nothing of ours
+                pass
+
+    def _append(self, record: dict[str, Any]) -> None:
+        self._ensure_dir()
+        line = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8",
+                                                                         "surrogateescape")
+        fd = os.open(self.dir / "ledger.jsonl",
+                     os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+
+    def load(self) -> None:
+        self.checkpoints, self.unobserved, self.writes, self.order = [], [], [], []
+        self.index, self.pack_bytes = {}, {}
+        try:
+            data = (self.dir / "ledger.jsonl").read_bytes()
+        except FileNotFoundError:
+            return
+        for line in data.split(b"\n"):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line.decode("utf-8", "surrogateescape"))
+            except ValueError:
+                continue  # a line torn by a killed writer
+            self._apply(record)
+
+    def _apply(self, r: dict[str, Any]) -> None:
+        by_id = {c.id: c for c in self.checkpoints}
+        kind = r.get("t")
+        if kind == "checkpoint":
+            c = Checkpoint(r["id"], r["turn"], r["call"], r["paths"], r.get("pack"))
+            self.checkpoints.append(c)
+            self.order.append(("before", c.id, c.paths))
+            self._seq = max(self._seq, int(r["id"].lstrip("k") or 0))
+            self._add_objects(r.get("pack"), r.get("objects") or {})
+        elif kind == "after" and r["id"] in by_id:
+            by_id[r["id"]].after = r["paths"]
+            self.writes.append((r["id"], r["paths"]))
+            self.order.append(("write", r["id"], r["paths"]))
+        elif kind == "void" and r["id"] in by_id:
+            by_id[r["id"]].void = True
+        elif kind == "unobserved":
+            self.unobserved.append(Unobserved(r["turn"], r["call"], r["what"], r["count"]))
+        elif kind == "undo":
+            for i in r["undone"]:
+                if i in by_id:
+                    by_id[i].undone = True
+            self.writes.append(("", r["paths"]))
+            self.order.append(("write", "", r["paths"]))
+        elif kind == "pack":
+            self._seq = max(self._seq, int(r["pack"].lstrip("k") or 0))
+            self._add_objects(r["pack"], r["objects"])
+        elif kind == "dropped":
+            for i in r["ids"]:
+                if i in by_id:
+                    by_id[i].dropped = True
+            for pack in r.get("packs", []):
+                self.pack_bytes.pop(pack, None)
+                self.index = {k: v for k, v in self.index.items() if v[0] != pack}
+
+    def _add_objects(self, pack: str | None, objects: dict[str, list[int]]) -> None:
+        if pack is None:
+            return
+        for sha, (off, length) in objects.items():
+            self.index[sha] = (pack, off, length)
+        self.pack_bytes[pack] = self.pack_bytes.get(pack, 0) + sum(n for _, n in
+                                                                    objects.values())
+
+    # the lock ----------------------------------------------------------------------------
+    def hold(self, exclusive: bool = False) -> None:
+        """Shared while a session is open; exclusive for an undo from outside (Busy when
+        another process holds it). A session whose folder does not exist yet (nothing to
+        undo) takes it when its first checkpoint makes the folder."""
+        if self._lock_fd is not None:
+            return
+        if not exclusive and not self.dir.is_dir():
+            self._lock_wanted = True
+            return
+        self._ensure_dir()
+        fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise Busy(f"session {self.session_id} is open in another process") from None
+        self._lock_fd = fd
+
+    def release(self) -> None:
+        self._lock_wanted = False
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # recording ---------------------------------------------------------------------------
+    def record(self, turn: str, call: str, paths: Iterable[str]) -> Checkpoint:
+        """The previous state of every path (content stored), before the change."""
+        self._seq += 1
+        ident = f"k{self._seq:06d}"
+        pack = _PackWriter(self, ident)
+        try:
+            recorded = {p: state.of(p, pack.store) for p in dict.fromkeys(paths)}
+        finally:
+            pack.close()
+        record = {"t": "checkpoint", "id": ident, "turn": turn, "call": call,
+                  "time": time.time(), "paths": recorded,
+                  "pack": ident if pack.objects else None, "objects": pack.objects}
+        self._append(record)
+        self._apply(record)
+        return self.checkpoints[-1]
+
+    def after(self, c: Checkpoint) -> None:
+        """The state raw-tui left each path in (its later conflict check)."""
+        paths = {p: state.of(p, left=True) for p in c.paths}
+        record = {"t": "after", "id": c.id, "paths": paths}
+        self._append(record)
+        self._apply(record)
+
+    def void(self, c: Checkpoint) -> None:
+        self._append({"t": "void", "id": c.id})
+        c.void = True
+
+    def note_unobserved(self, turn: str, call: str, what: str, count: int) -> None:
+        record = {"t": "unobserved", "turn": turn, "call": call, "what": what, "count": count}
+        self._append(record)
+        self._apply(record)
+
+    def note_undo(self, turn: str, undone: list[str], paths: dict[str, State]) -> None:
+        record = {"t": "undo", "turn": turn, "undone": undone, "paths": paths}
+        self._append(record)
+        self._apply(record)
+
+    # reading -----------------------------------------------------------------------------
+    def content(self, recorded: State) -> bytes:
+        parts = []
+        handles: dict[str, Any] = {}
+        try:
+            for sha in recorded.get("chunks", []):
+                pack, off, length = self.index[sha]
+                f = handles.get(pack)
+                if f is None:
+                    f = handles[pack] = open(self.dir / "packs" / f"{pack}.pack", "rb")
+                f.seek(off)
+                parts.append(f.read(length))
+        finally:
+            for f in handles.values():
+                f.close()
+        data = b"".join(parts)
+        if state.digest([hashlib.sha256(p).hexdigest() for p in parts]) != recorded.get("sha"):
+            raise OSError(f"checkpoint content of {recorded.get('sha')} is damaged")
+        return data
+
+    def bytes_stored(self) -> int:
+        return sum(self.pack_bytes.values())
+
+    # the bound ---------------------------------------------------------------------------
+    def enforce(self, keep_turn: str) -> list[str]:
+        """Past `limit`: drop the oldest turns' checkpoints (never `keep_turn`'s), keeping
+        the chunks later ones still use. The turns dropped."""
+        dropped_turns: list[str] = []
+        while self.bytes_stored() > self.limit:
+            turns = list(dict.fromkeys(c.turn for c in self.checkpoints
+                                       if not c.dropped and not c.void))
+            turns = [t for t in turns if t != keep_turn]
+            if not turns:
+                break
+            oldest = turns[0]
+            self._drop([c for c in self.checkpoints if c.turn == oldest and not c.dropped])
+            dropped_turns.append(oldest)
+        return dropped_turns
+
+    def _drop(self, gone: list[Checkpoint]) -> None:
+        ids = {c.id for c in gone}
+        used: set[str] = set()
+        for c in self.checkpoints:
+            if c.id in ids or c.dropped:
+                continue
+            for s in c.paths.values():
+                used.update(s.get("chunks", []))
+        packs = {pack for c in gone if (pack := c.pack) is not None}
+        # chunks of those packs still used: moved to a new pack first
+        keep = {sha: loc for sha, loc in self.index.items() if loc[0] in packs and sha in used}
+        # packs with no chunk used by anyone (earlier drops' leftovers) go too
+        if keep:
+            self._seq += 1
+            ident = f"k{self._seq:06d}"
+            writer = _PackWriter(self, ident)
+            try:
+                for sha, (pack, off, length) in keep.items():
+                    with open(self.dir / "packs" / f"{pack}.pack", "rb") as f:
+                        f.seek(off)
+                        writer.store_chunk(sha, f.read(length), moving=True)
+            finally:
+                writer.close()
+            record = {"t": "pack", "pack": ident, "objects": writer.objects}
+            self._append(record)
+            self._apply(record)
+        record = {"t": "dropped", "ids": sorted(ids), "packs": sorted(packs),
+                  "turns": sorted({c.turn for c in gone})}
+        self._append(record)
+        self._apply(record)
+        for pack in packs:
+            try:
+                os.unlink(self.dir / "packs" / f"{pack}.pack")
+            except FileNotFoundError:
+                pass
+
+
+class _PackWriter:
+    """The new chunks of one checkpoint, written to `packs/<id>.pack` as they come."""
+
+    def __init__(self, store: Store, ident: str) -> None:
+        self.owner, self.ident = store, ident
+        self.objects: dict[str, list[int]] = {}
+        self.fd: int | None = None
+        self.offset = 0
+
+    def store(self, data: bytes) -> list[str]:
+        out = []
+        view = memoryview(data)
+        for start, end in chunks.cut(data):
+            piece = view[start:end]
+            sha = hashlib.sha256(piece).hexdigest()
+            out.append(sha)
+            self.store_chunk(sha, piece)
+        return out
+
+    def store_chunk(self, sha: str, piece, moving: bool = False) -> None:
+        """`moving`: a kept chunk copied out of a pack about to go (it is in the index)."""
+        if sha in self.objects or (sha in self.owner.index and not moving):
+            return
+        if self.fd is None:
+            self.owner._ensure_dir()
+            self.fd = os.open(self.owner.dir / "packs" / f"{self.ident}.pack",
+                              os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        view = memoryview(piece)
+        length = len(view)
+        while view:
+            view = view[os.write(self.fd, view):]
+        self.objects[sha] = [self.offset, length]
+        self.offset += length
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
