@@ -45,7 +45,8 @@ class HangupSafeDriver(LinuxDriver):
         """A cursor position report answers the question asked after a frame: the terminal
         has taken that frame in."""
         output = self.output
-        if output is not None and isinstance(message, events.CursorPosition):
+        if output is not None and isinstance(message, events.CursorPosition) and \
+                output.unanswered:  # otherwise a key that reads like one (Shift+F3)
             self._loop.call_soon_threadsafe(output.answered)
             return
         super().process_message(message)

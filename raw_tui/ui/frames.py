@@ -15,6 +15,7 @@ Textual's updates in and writes the frames out.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 from rich.cells import get_character_cell_size
@@ -26,6 +27,11 @@ Cell = tuple[str, str, str]  # (text, SGR parameters, link "id;url" or "")
 Row = list[Cell]
 BLANK: Cell = (" ", "", "")  # what a line the terminal scrolled in holds
 WIDE_TAIL = ""  # the second cell of a two-cell character
+
+# what a cell must never send a terminal: C0 and C1 controls, DEL, bidirectional format
+# characters. Text from outside is neutralised before it reaches a widget; this is the
+# backstop for what a widget makes of it (markdown decodes `%1B` in a link's text).
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 GAP = 4  # unchanged cells between two changed runs rewritten rather than a cursor move
 SCROLL_GAIN = 24  # cells a scroll must save before it is used (its sequence costs ~20 bytes)
@@ -49,7 +55,8 @@ class StyleCodes:
                 self._cache.clear()
             sgr = style._ansi if style._ansi is not None else \
                 Strip.render_ansi(style, self.color_system)
-            link = f"{style.link_id};{style.link}" if style.link else ""
+            link = f"{style.link_id};{style.link}" if style.link and \
+                not UNSAFE.search(style.link) else ""
             codes = self._cache[style] = (sgr, link)
         return codes
 
@@ -66,6 +73,8 @@ def strip_cells(strips: Iterable[Strip], codes: StyleCodes) -> Row:
             if text.isascii() and text.isprintable():
                 extend([(char, sgr, link) for char in text])
                 continue
+            if UNSAFE.search(text):  # zero cells wide as laid out: dropped, nothing moves
+                text = UNSAFE.sub("", text)
             for char in text:
                 width = get_character_cell_size(char)
                 if width == 1:

@@ -51,7 +51,10 @@ class Guard:
         if host not in self.hosts:
             return self._refuse(request, "foreign Host")
         origin = request.headers.get("Origin")
-        upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
+        # any upgrade at all (`websocket, foo` too), or the websocket's path, needs the Origin
+        upgrade = bool(request.headers.get("Upgrade")) or \
+            "upgrade" in request.headers.get("Connection", "").lower() or \
+            request.path.rstrip("/").endswith("/ws")
         if (upgrade or origin is not None) and origin != f"http://{host}":
             return self._refuse(request, "no Origin" if origin is None else "foreign Origin")
         token = request.query.get(TOKEN_PARAM)
@@ -67,7 +70,8 @@ class Guard:
     def _admit(self, request: web.Request) -> web.StreamResponse:
         """The token's request: the cookie, and the same URL without the token."""
         rest = [(k, v) for k, v in request.query.items() if k != TOKEN_PARAM]
-        response = web.HTTPSeeOther(request.path + (f"?{urlencode(rest)}" if rest else ""))
+        path = "/" + request.path.lstrip("/")  # `//host/` would leave the machine
+        response = web.HTTPSeeOther(path + (f"?{urlencode(rest)}" if rest else ""))
         response.set_cookie(self.cookie, self._secret, path="/", httponly=True,
                             samesite="Strict")
         response.headers["Cache-Control"] = "no-store"

@@ -91,16 +91,20 @@ class TerminalOutput:
         self.pending = self.target is not None
 
     # -- from the terminal (the driver's input thread hands it to the loop) ------------
-    def answered(self) -> None:
-        if self.unanswered:
-            self.unanswered -= 1
-            if not self.unanswered and self.in_flight >= MIN_BUDGET:  # how fast the link is
-                took = max(time.monotonic() - self.asked_at, 1e-3)
-                sample = self.in_flight / took
-                self.rate = sample if self.rate is None else 0.7 * self.rate + 0.3 * sample
+    def answered(self) -> bool:
+        """A cursor position report came: the answer to the oldest frame not yet answered.
+        False when no frame awaits one (a key that reads like a report: Shift+F3)."""
+        if not self.unanswered:
+            return False
+        self.unanswered -= 1
+        if not self.unanswered and self.in_flight >= MIN_BUDGET:  # how fast the link is
+            took = max(time.monotonic() - self.asked_at, 1e-3)
+            sample = self.in_flight / took
+            self.rate = sample if self.rate is None else 0.7 * self.rate + 0.3 * sample
         self.answers = True
         if self.pending and not self.unanswered:
             self.flush()
+        return True
 
     # -- writing ------------------------------------------------------------------------
     def flush(self) -> None:
@@ -117,7 +121,10 @@ class TerminalOutput:
             if waited < ANSWER_TIMEOUT:
                 self._later(ANSWER_TIMEOUT - waited)  # a lost answer must not stall us
                 return
+            # no answer: a terminal that stopped answering is not waited for again until
+            # it answers again
             self.unanswered = 0
+            self.answers = False
         wait = self.written_at + self.interval - now
         if wait > 0:
             self._later(wait)

@@ -172,3 +172,21 @@ def test_another_user_is_refused(served):
                     assert token not in (entry / name).read_bytes(), entry
                 except OSError:
                     continue
+
+
+def test_an_odd_upgrade_still_needs_the_origin_and_the_token_never_redirects_away(served):
+    """Review findings: `Upgrade: websocket, foo` (or any request to /ws) without an Origin is
+    refused before any handler runs; the token's redirect stays on this machine even when
+    the path starts `//`."""
+    for headers in ({"Upgrade": "websocket, foo", "Connection": "Upgrade"},
+                    {"Connection": "keep-alive, Upgrade"}, {}):
+        answer = httpx.get(served.url + "/ws", timeout=10,
+                           headers={**served.cookie_header(), **headers})
+        assert answer.status_code == 403, headers
+    assert tab_apps(served.place) == []
+    token = served.token_url.rsplit("=", 1)[1]
+    answer = httpx.get(f"{served.url}//evil.test/?token={token}", timeout=10,
+                       follow_redirects=False)
+    assert answer.status_code == 303
+    assert answer.headers["location"].startswith("/") and \
+        not answer.headers["location"].startswith("//")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+from rich.segment import Segment
+
 import pyte
 import pytest
 from hypothesis import given, settings
@@ -141,3 +143,51 @@ def test_style_changes_are_written_once_per_run():
     text, _, _ = frame(blank_grid(20, 1), [row])
     assert text.count("\x1b[0;1m") == 1
     assert BLANK == (" ", "", "")
+
+
+def test_no_control_character_from_a_widget_reaches_the_terminal():
+    """The backstop: whatever a widget makes of neutralised text (markdown decodes `%1B` in
+    a link's text into ESC), a cell never carries a control or a bidi format character, and
+    a link whose URL holds one is not written."""
+    from rich.style import Style
+    from textual.strip import Strip
+
+    from raw_tui.ui.frames import StyleCodes, strip_cells
+
+    codes = StyleCodes(None)
+    strip = Strip([Segment("a\x1b]52;c;eA==\x07b\x9b31m\u202ec", Style(bold=True)),
+                   Segment("link", Style(link="http://x.test/\x1b]0;t\x07"))])
+    cells = strip_cells([strip], codes)
+    text, _, _ = frame(None, [cells])
+    assert "\x1b]52" not in text and "\x9b" not in text and "\u202e" not in text
+    assert "\x1b]0;" not in text and "\x07" not in text and "\x1b]8;" not in text
+    assert "".join(cell[0] for cell in cells).startswith("a]52;c;eA==b31mc")
+
+
+def test_a_terminal_that_stops_answering_is_not_waited_for_again():
+    from raw_tui.ui import terminal_output as out_module
+    from raw_tui.ui.terminal_output import TerminalOutput
+
+    written: list[str] = []
+    output = TerminalOutput(written.append, max_fps=0)  # no frame-rate wait
+
+    def draw(char: str) -> None:
+        def lay(target, codes):
+            target[0][0] = (char, "", "")
+        output.update(4, 1, lay, (0, 0), None, False)
+
+    draw("a")
+    assert output.answered() and output.answers  # the terminal answers
+    draw("b")
+    assert len(written) == 2
+    output.asked_at -= out_module.ANSWER_TIMEOUT + 1  # ...then no more
+    draw("c")
+    draw("d")
+    assert len(written) == 4 and not output.answers  # frames flow again, not one per 3 s
+
+
+def test_a_report_nobody_asked_for_is_not_an_answer():
+    from raw_tui.ui.terminal_output import TerminalOutput
+
+    output = TerminalOutput(lambda text: None)
+    assert output.answered() is False and output.answers is False
