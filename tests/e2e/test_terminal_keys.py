@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from raw_tui.ui.binding_ids import KEY_TABLE, textual_key
 from tests.e2e.terminal_kit import (EXITED, KEY_BYTES, NEWLINE_KEYS, RAW_TUI, TMUX_NAMES, Pty, Tmux,
                                     composer_lines, isolated_env, needs_tmux, place, quit_app,
                                     raw_tui_cli, send_bytes, status_line,
@@ -41,6 +42,15 @@ def _probe_keys(write, out: Path, keys: dict[str, object]) -> dict[str, str]:
         got = _lines(out)[before:]
         read[name] = " ".join(got)
     return read
+
+
+def test_the_kit_sends_every_key_of_the_readmes_table():
+    """xterm's legacy form and xterm.js have no Shift+Enter apart from Enter."""
+    table = {textual_key(written) for written, _ in KEY_TABLE}
+    for terminal, keys in KEY_BYTES.items():
+        plain = {"shift+enter"} if terminal in ("xterm", "browser") else set()
+        assert table - plain <= set(keys), terminal
+    assert table <= set(TMUX_NAMES)
 
 
 @pytest.mark.parametrize("terminal", sorted(KEY_BYTES))

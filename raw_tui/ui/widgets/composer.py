@@ -1,4 +1,4 @@
-"""The composer: Enter sends, Ctrl+J (or Shift+Enter, Alt+Enter) adds a newline, Up/Down walk the history
+"""The composer: Enter sends, Alt+Enter (or Ctrl+J, Shift+Enter) adds a newline, Up/Down walk the history
 when the cursor is on the first/last line.
 
 The composer's own bindings are not priority bindings: a priority binding runs on the app's
@@ -19,9 +19,9 @@ from .stand_in import PLACEHOLDER
 
 
 class Composer(TextArea):
-    HELP = ("Type a message. **Enter** sends, **Ctrl+J** adds a newline in every terminal "
-            "(**Shift+Enter** and **Alt+Enter** too where the terminal tells them from Enter: "
-            "not in tmux or most terminals over SSH), **Up/Down** history. **Ctrl+R** "
+    HELP = ("Type a message. **Enter** sends, **Alt+Enter** or **Ctrl+J** adds a newline in "
+            "every terminal (**Shift+Enter** too where the terminal tells it from Enter: xterm, "
+            "tmux, kitty-protocol terminals; not the browser), **Up/Down** history. **Ctrl+R** "
             "retries the last turn, **Ctrl+F** searches the chat; to edit an earlier prompt, "
             "**Enter** or **e** on it in the chat.")
 
