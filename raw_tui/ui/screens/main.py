@@ -25,6 +25,7 @@ from ...commands import (ApprovalAnswer, Cancel, EditPrompt, FormAnswer, FormCan
                          Prompt, Retry)
 from ..widgets.chat_view import ChatView, HiddenRow
 from ..widgets.navigator import Navigator, Target
+from ..widgets.prompt_queue import PromptQueue
 from ..widgets.search_bar import SearchBar
 from ..widgets.sidebar import Sidebar
 from ..widgets.stand_in import ComposerStandIn
@@ -96,6 +97,7 @@ class MainScreen(Screen):
         yield Static(id="panel-strip")  # narrow screens: "a panel changed", while hidden
         yield SearchBar(id="search")
         yield Static(EDIT_STRIP, id="edit-strip")  # while the composer edits an earlier prompt
+        yield PromptQueue(id="queued")  # prompts sent while a turn runs
         if self.stand_in:
             yield ComposerStandIn(id="composer-stand-in")
         else:
@@ -473,6 +475,8 @@ class MainScreen(Screen):
     def on_turn_state_changed(self, message: msg.TurnStateChanged) -> None:
         if message.live:
             self.status_line.turn_state(message.event)
+            if message.event.state == "idle" and self.prompt_queue.prompts:
+                self.run_worker(self.send_queued(), group="queued", exclusive=True)
 
     async def on_hooks_reloaded(self, message: msg.HooksReloaded) -> None:
         notice = self.status_line.hooks_reload(message.event)
@@ -605,17 +609,56 @@ class MainScreen(Screen):
         await self.app.send(FormCancel(request_id=message.request_id))
 
     # composer -----------------------------------------------------------------------------
+    @property
+    def prompt_queue(self) -> PromptQueue:
+        return self.query_one(PromptQueue)
+
     async def on_composer_submitted(self, message: Composer.Submitted) -> None:
         editing = self.editing
         if editing is not None and editing.turn_id is not None:
             command: Any = EditPrompt(turn_id=editing.turn_id, text=message.text)
+        elif self.prompt_queue.prompts:  # behind the ones queued before it
+            self.prompt_queue.add(message.text)
+            return
         else:
             command = Prompt(text=message.text)
-        reply = await self.app.send(command)
+        reply = await self.app.send(command, notify=False)
+        if not reply.ok and reply.code == "busy" and isinstance(command, Prompt):
+            self.prompt_queue.add(message.text)  # a turn runs: sent when it ends
+            if self.status_line.status.state == "idle":  # ... it ended meanwhile
+                self.run_worker(self.send_queued(), group="queued", exclusive=True)
+            return
+        if not reply.ok:
+            self.notify(reply.message or reply.code or "refused", severity="error")
         if not reply.ok and not message.composer.text:
             message.composer.set_draft(message.text)
         elif reply.ok and editing is not None:
             self.stop_editing()
+
+    async def send_queued(self) -> None:
+        """The session is idle: the oldest queued prompt goes out (the next one when this
+        turn ends in turn)."""
+        text = self.prompt_queue.pop_first()
+        if text is None:
+            return
+        reply = await self.app.send(Prompt(text=text), notify=False)
+        if not reply.ok and reply.code == "busy":
+            self.prompt_queue.put_back(text)
+        elif not reply.ok:  # refused for good: back to the composer, not lost
+            self.notify(f"queued prompt not sent: {reply.message or reply.code}",
+                        severity="error")
+            draft = self.composer.text
+            self.composer.set_draft(text + ("\n" + draft if draft else ""))
+
+    def take_back_queued(self) -> bool:
+        """Esc with prompts queued: the newest goes back into the composer, ahead of what is
+        typed there. Whether there was one."""
+        text = self.prompt_queue.take_last()
+        if text is None:
+            return False
+        draft = self.composer.text
+        self.composer.set_draft(text + ("\n" + draft if draft else ""))
+        return True
 
     # retry and edit -----------------------------------------------------------------------
     def start_editing(self, view: UserMessageView) -> None:
@@ -744,6 +787,8 @@ class MainScreen(Screen):
         if self.editing is not None:
             self.stop_editing()
             self.composer.clear()
+            return
+        if self.take_back_queued():
             return
         if self.status_line.status.state == "running":
             await self.app.send(Cancel())
