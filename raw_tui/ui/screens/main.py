@@ -207,18 +207,27 @@ class MainScreen(Screen):
         strip.display = bool(text)
 
     def action_cycle(self, step: int) -> None:
-        """Tab / Shift+Tab between the composer, the chat and the panels. On a narrow screen
-        reaching the panels switches the view to them, leaving them switches back. Inside a
-        form, Tab moves between its fields as usual."""
+        """Tab / Shift+Tab between the composer, the forms waiting for an answer, the chat and
+        the panels. On a narrow screen reaching the panels switches the view to them, leaving
+        them switches back. Inside a form, Tab moves between its fields, and on from its last
+        one."""
         from ..widgets.form_view import FormView
 
-        stops: list[Widget] = [self.query("#composer, #composer-stand-in").first(), self.chat,
-                               self.sidebar]
+        forms = [f for f in self.pending_forms() if f.display and f.inputs]
+        stops: list[Widget] = [self.query("#composer, #composer-stand-in").first(), *forms,
+                               self.chat, self.sidebar]
         chain = list(self.focused.ancestors_with_self) if self.focused is not None else []
-        if any(isinstance(w, FormView) and w.request_id is not None for w in chain):
-            self.focus_next() if step > 0 else self.focus_previous()
-            return
-        place = next((w for w in chain if w in stops), None)
+        form = next((w for w in chain if isinstance(w, FormView) and w.request_id is not None),
+                    None)
+        if form is not None:  # between its fields; from the last one on to the next place
+            fields = [w for w in form.inputs.values() if w.focusable]
+            if form not in stops or not fields or \
+                    not any(w in chain for w in (fields[-1] if step > 0 else fields[0],)):
+                self.focus_next() if step > 0 else self.focus_previous()
+                return
+            place: Widget | None = form
+        else:
+            place = next((w for w in chain if w in stops), None)
         if place is None:
             self.focus_next() if step > 0 else self.focus_previous()
             return
@@ -235,7 +244,10 @@ class MainScreen(Screen):
                     and not self.sidebar_forced:
                 self.sidebar_mode = "auto"
             self.apply_sidebar()
-            target.focus()
+            if isinstance(target, FormView):  # a waiting question: its first field
+                target.focus_first()
+            else:
+                target.focus()
             return
 
     def count_pending(self) -> None:
@@ -714,7 +726,23 @@ class MainScreen(Screen):
         elif isinstance(widget, HiddenRow):
             self.action_transcript()
         elif target.panel is not None:
-            self.open_actions(target)
+            form = self.waiting_form(target)
+            if form is not None:
+                form.focus_first()
+            else:
+                self.open_actions(target)
+
+    def waiting_form(self, target: Target) -> Any:
+        """The form waiting for an answer at `target`: on its block, or on its panel's header
+        when the panel has no action to offer there."""
+        view = self.panel_view(target.panel) if target.panel else None
+        form = view.form() if view is not None else None
+        if form is None or form.request_id is None or not form.inputs:
+            return None
+        if target.block == form.block_id or (target.block is None
+                                             and not self.actions_for(target)):
+            return form
+        return None
 
     def on_navigator_copy(self, message: Navigator.Copy) -> None:
         self.app.copy_to_clipboard(message.text)
