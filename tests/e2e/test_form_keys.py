@@ -4,7 +4,8 @@ after leaving it (a search, Esc) Tab comes back to it, and so does Enter on its 
 
 from __future__ import annotations
 
-from tests.e2e.terminal_kit import (EXITED, KEY_BYTES, RAW_TUI, Tmux, isolated_env, needs_tmux,
+from tests.e2e.terminal_kit import (EXITED, KEY_BYTES, RAW_TUI, Tmux, composer_lines, isolated_env,
+                                    needs_tmux,
                                     place, send_bytes, status_line)
 
 __all__ = ["place"]
@@ -68,6 +69,34 @@ def test_a_waiting_form_is_reached_again_by_tab_and_by_enter(place):
         assert "no actions here" not in tmux.screen()
         send_bytes(tmux, KEYS["ctrl+s"])
         tmux.wait_for("(answered)")
+        tmux.keys("C-q")
+        tmux.wait_for(EXITED)
+    finally:
+        tmux.kill()
+
+
+def test_after_answering_a_form_in_a_reattached_ui_the_composer_has_the_keys(place):
+    env = isolated_env(place)
+    tmux = Tmux(env=env)
+    try:
+        tmux.start([str(RAW_TUI)], cwd=place / "w")
+        _at_the_form(tmux)
+        send_bytes(tmux, KEYS["ctrl+backslash"])  # detach: the question keeps waiting
+        tmux.wait_for(EXITED)
+    finally:
+        tmux.kill()
+    tmux = Tmux(env=env)
+    try:
+        tmux.start([str(RAW_TUI), "attach"], cwd=place / "w")
+        tmux.wait_for(lambda s: "Which colour" in s and "form" in status_line(s))
+        send_bytes(tmux, KEYS["down"])
+        send_bytes(tmux, KEYS["enter"])
+        tmux.wait_for("(•) Green")
+        send_bytes(tmux, KEYS["ctrl+s"])
+        tmux.wait_for(lambda s: "1 question" not in status_line(s))
+        tmux.type("typed after")
+        screen = tmux.wait_for(lambda s: composer_lines(s) == ["typed after"])
+        assert "form" not in status_line(screen)
         tmux.keys("C-q")
         tmux.wait_for(EXITED)
     finally:

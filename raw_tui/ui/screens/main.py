@@ -452,6 +452,11 @@ class MainScreen(Screen):
         await self._safely(message, self._interaction_settled)
 
     async def _interaction_settled(self, event: Any, live: bool) -> None:
+        # the form answered had the focus: the composer gets it back (decided before a form
+        # of the replayed history, the same one after an attach, is settled below)
+        focused = list(self.focused.ancestors_with_self) if self.focused is not None else []
+        answered_here = any(getattr(w, "request_id", None) == event.request_id
+                            and w.has_class("form-block") for w in focused)
         replayed = self.replayed_questions.pop(event.request_id, None)
         if replayed:
             view = self.panel_view(replayed, attached=False)
@@ -461,10 +466,9 @@ class MainScreen(Screen):
         self.count_pending()
         for form in self.query("FormView"):
             if form.request_id == event.request_id:
-                had_focus = self.focused is not None and form in self.focused.ancestors_with_self
                 form.deactivate(event.status)
-                if had_focus:
-                    self.focus_composer()
+        if answered_here:
+            self.focus_composer()
         if panel is not None and self.sidebar_forced and not self.questions:
             self.sidebar_forced = False
             self.apply_sidebar()
