@@ -325,6 +325,13 @@ class RawApp(App):
         else:
             self.action_show_help_panel()
 
+    def action_show_help_panel(self) -> None:
+        """raw-tui's keys where the focus is, not Textual's generic ones (widgets/keys_help.py)."""
+        if not self.screen.query("HelpPanel"):
+            from .widgets.keys_help import KeysHelp
+
+            self.screen.mount(KeysHelp())
+
     async def action_command_palette(self) -> None:
         """The palette, with the saved sessions as they are now."""
         try:

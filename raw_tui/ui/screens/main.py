@@ -201,6 +201,16 @@ class MainScreen(Screen):
         self.set_class(width < 60 or height < 16, "-tiny")
         return sidebar.display
 
+    def show_chat(self) -> None:
+        """A prompt went out (typed, or sent by a panel action): on a narrow screen where the
+        panels cover the chat, the chat comes back so that its answer shows."""
+        if self.has_class("-narrow") and self.sidebar.display and not self.chat.display \
+                and not self.sidebar_forced:
+            self.sidebar_mode = "auto"
+            self.apply_sidebar()
+            if self.focused is None or self.sidebar in self.focused.ancestors_with_self:
+                self.focus_composer()
+
     def show_panel_strip(self, text: str) -> None:
         strip = self.query_one("#panel-strip", Static)
         strip.update(text)
@@ -646,6 +656,8 @@ class MainScreen(Screen):
             return
         if not reply.ok:
             self.notify(reply.message or reply.code or "refused", severity="error")
+        else:
+            self.show_chat()
         if not reply.ok and not message.composer.text:
             message.composer.set_draft(message.text)
         elif reply.ok and editing is not None:

@@ -19,11 +19,9 @@ from .stand_in import PLACEHOLDER
 
 
 class Composer(TextArea):
-    HELP = ("Type a message. **Enter** sends, **Alt+Enter** or **Ctrl+J** adds a newline in "
-            "every terminal (**Shift+Enter** too where the terminal tells it from Enter: xterm, "
-            "tmux, kitty-protocol terminals; not the browser), **Up/Down** history. **Ctrl+R** "
-            "retries the last turn, **Ctrl+F** searches the chat; to edit an earlier prompt, "
-            "**Enter** or **e** on it in the chat.")
+    HELP = ("Type a message. **Enter** sends; **Alt+Enter**, **Ctrl+J** (and **Shift+Enter** "
+            "where the terminal tells it from Enter) add a newline; **Up/Down** walk the "
+            "history. Sent while a turn runs, a prompt is queued (**Esc** takes it back).")
 
     BINDINGS = [
         Binding("enter", "send", "Send", id="composer.send"),
