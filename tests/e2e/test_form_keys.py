@@ -4,9 +4,11 @@ after leaving it (a search, Esc) Tab comes back to it, and so does Enter on its 
 
 from __future__ import annotations
 
-from tests.e2e.terminal_kit import (EXITED, KEY_BYTES, RAW_TUI, Tmux, composer_lines, isolated_env,
-                                    needs_tmux,
-                                    place, send_bytes, status_line)
+import json
+
+from tests.e2e.terminal_kit import (EXITED, KEY_BYTES, RAW_TUI, Tmux, composer_lines,
+                                    isolated_env, needs_tmux, place, raw_tui_cli, send_bytes,
+                                    status_line)
 
 __all__ = ["place"]
 
@@ -14,14 +16,14 @@ pytestmark = needs_tmux
 KEYS = KEY_BYTES["xterm"]
 
 
-def _at_the_form(tmux: Tmux) -> str:
+def _at_the_form(tmux: Tmux, *, focused: bool = True) -> str:
     tmux.wait_for(lambda s: "idle" in status_line(s))
     tmux.type("hello demo")
     send_bytes(tmux, KEYS["enter"])
     tmux.wait_for("Approve write_file?")
     send_bytes(tmux, KEYS["a"])
     return tmux.wait_for(lambda s: "Which colour should the next demo use?" in s
-                         and "form" in status_line(s))
+                         and ("form" in status_line(s) or not focused))
 
 
 def _press_until(tmux: Tmux, key: bytes, done, *, then: bytes = b"", tries: int = 12) -> None:
@@ -64,15 +66,25 @@ def test_a_waiting_form_is_reached_again_by_tab_and_by_enter(place):
 
         # Enter on its block in the chat focuses it (the block has no actions)
         _press_until(tmux, KEYS["tab"], lambda s: "chat" in status_line(s))
-        _press_until(tmux, KEYS["up"], lambda s: "form" in status_line(s) or "no actions" in s,
-                     then=KEYS["enter"])
-        assert "no actions here" not in tmux.screen()
-        send_bytes(tmux, KEYS["ctrl+s"])
-        tmux.wait_for("(answered)")
+        # the chat's cursor starts on its last row: the form's block
+        send_bytes(tmux, KEYS["enter"])
+        screen = tmux.wait_for(lambda s: "form" in status_line(s) or "no actions" in s)
+        assert "no actions here" not in screen
+        send_bytes(tmux, KEYS["ctrl+s"])  # answered: the turn goes on to its end
+        tmux.wait_for(lambda s: "idle" in status_line(s) and "question" not in status_line(s))
         tmux.keys("C-q")
         tmux.wait_for(EXITED)
     finally:
         tmux.kill()
+    assert _settled(place, tmux.env) == ["answered"]
+
+
+def _settled(place, env) -> list[str]:
+    """How the saved session's questions ended."""
+    rows = raw_tui_cli(env, place / "w", "sessions", "list").stdout.splitlines()
+    shown = raw_tui_cli(env, place / "w", "sessions", "show", rows[0].split()[0]).stdout
+    events = [json.loads(line) for line in shown.splitlines() if line.strip()]
+    return [e["status"] for e in events if e["type"] == "interaction_settled"]
 
 
 def test_after_answering_a_form_in_a_reattached_ui_the_composer_has_the_keys(place):

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from tests.e2e.terminal_kit import (EXITED, KEY_BYTES, RAW_TUI, Tmux, flat, isolated_env,
                                     needs_tmux, place, send_bytes, status_line)
-from tests.e2e.test_tmux_demo import run_demo
 from tests.e2e.terminal_kit import demo_note
+from tests.e2e.test_form_keys import _at_the_form
+from tests.e2e.test_tmux_demo import run_demo
 
 __all__ = ["place"]
 
@@ -61,6 +62,24 @@ def test_f1_shows_the_whole_help_and_raw_tuis_keys_at_80x24(place):
         assert not any(g in screen for g in GENERIC), screen
         send_bytes(tmux, KEYS["f1"])
         tmux.wait_for(lambda s: "The conversation." not in s)
+        tmux.keys("C-q")
+        tmux.wait_for(EXITED)
+    finally:
+        tmux.kill()
+
+
+def test_at_60x20_a_forms_keys_show_and_the_status_line_keeps_the_model(place):
+    tmux = Tmux(env=isolated_env(place), width=60, height=20)
+    try:
+        tmux.start([str(RAW_TUI)], cwd=place / "w")
+        screen = _at_the_form(tmux, focused=False)
+        screen = tmux.wait_for(lambda s: "Ctrl+S submit · Esc cancel" in s
+                               and "Which colour should the next demo use?" in s)
+        assert "1 question · demo · demo" in status_line(screen), screen
+        send_bytes(tmux, KEYS["down"])
+        send_bytes(tmux, KEYS["enter"])
+        send_bytes(tmux, KEYS["ctrl+s"])  # it answers (the turn then ends)
+        tmux.wait_for(lambda s: "idle" in status_line(s) and "question" not in status_line(s))
         tmux.keys("C-q")
         tmux.wait_for(EXITED)
     finally:

@@ -199,6 +199,7 @@ class MainScreen(Screen):
         chat.display = wide or not sidebar.display
         self.set_class(not wide, "-narrow")
         self.set_class(width < 60 or height < 16, "-tiny")
+        self.set_class(height < 24, "-short")  # styles/form.tcss: a form's keys on top
         return sidebar.display
 
     def show_chat(self) -> None:

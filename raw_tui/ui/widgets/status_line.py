@@ -116,9 +116,11 @@ class StatusLine(Horizontal):
     _place = ""
 
     def _fit_hints(self, state_cells: int) -> None:
-        """Show the hints that fit beside the state: place and keys, keys, `^q quit`, none."""
+        """Show the hints that fit beside the state and the model: place and keys, place and
+        `^q quit`, keys, `^q quit`, none."""
         width = self.size.width or self.app.size.width
-        for place, keys in ((self._place, KEYS), ("", KEYS), ("", SHORT_KEYS), ("", "")):
+        for place, keys in ((self._place, KEYS), (self._place, SHORT_KEYS), ("", KEYS),
+                            ("", SHORT_KEYS), ("", "")):
             cells = state_cells + 2 + (len(place) + 3 if place else 0) + (
                 len(keys) + 2 if keys else 0)
             if cells <= width or not keys:
@@ -151,8 +153,9 @@ class StatusLine(Horizontal):
             line.append(f" · {status.context}", style="dim")
         if status.truncated:
             line.append(" · reply truncated", style="bold red")
-        self._fit_hints(line.cell_len)
-        line.append(f" · {status.agent} · {status.model}", style="dim")
+        who = f" · {status.agent} · {status.model}"
+        self._fit_hints(line.cell_len + len(who))  # the hints give way to the model
+        line.append(who, style="dim")
         if status.notice:
             line.append(" · " + status.notice, style="red" if status.notice_error else "dim")
         self.query_one("#status-text", Static).update(line)
