@@ -273,4 +273,5 @@ def composer_lines(screen: str) -> list[str]:
     lines = screen.rstrip("\n").split("\n")
     bottom = max(i for i, line in enumerate(lines) if line.startswith("╰"))
     top = max(i for i, line in enumerate(lines[:bottom]) if line.startswith("╭"))
-    return [line.strip("│ ").rstrip("▁▂▃▄▅▆▇█▔ ") for line in lines[top + 1:bottom]]
+    scrollbar = "▁▂▃▄▅▆▇█▔ "
+    return [line.strip("│ ").rstrip(scrollbar) for line in lines[top + 1:bottom]]

@@ -1,5 +1,5 @@
-"""The composer: Enter sends, Alt+Enter (or Ctrl+J, Shift+Enter) adds a newline, Up/Down walk the history
-when the cursor is on the first/last line.
+"""The composer: Enter sends, Alt+Enter (or Ctrl+J, Shift+Enter) adds a newline, Up/Down walk
+the history when the cursor is on the first/last line.
 
 The composer's own bindings are not priority bindings: a priority binding runs on the app's
 queue as soon as the key is parsed, before the composer has inserted the characters typed just
