@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import msgspec
-from textual import log
+from textual import events, log
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette, SearchIcon
@@ -60,12 +60,26 @@ class Palette(CommandPalette):
             icon.icon = PALETTE_ICON
 
 
+def raw_driver_class(driver: type) -> type:
+    """For Textual's `driver`: on Linux one that survives a hung-up terminal, in a browser tab
+    textual-serve's; both read every form of Alt/Shift+Enter (ui/driver.py, ui/keys.py)."""
+    if driver.__module__ == "textual.drivers.linux_driver" and driver.__name__ == "LinuxDriver":
+        from .driver import HangupSafeDriver
+
+        return HangupSafeDriver
+    if driver.__module__ == "textual.drivers.web_driver" and driver.__name__ == "WebDriver":
+        from .browser_driver import BrowserDriver
+
+        return BrowserDriver
+    return driver
+
+
 class RawApp(App):
     TITLE = "raw-tui"
     CSS_PATH = stylesheets("app", "chat", "sidebar", "composer", "status_line")
     # what no first frame draws (the chat's rows, a panel, a form): read right after it,
     # after the others (no rule of these ties with one of the sheets above on a node)
-    LATER_CSS_PATH = stylesheets("chat_rows", "panel", "form")
+    LATER_CSS_PATH = stylesheets("chat_rows", "panel", "form", "welcome")
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         Binding("ctrl+q", "quit_session", "Quit", id="raw.quit", priority=True),
@@ -104,18 +118,15 @@ class RawApp(App):
         # The first frame shows the composer's stand-in (widgets/stand_in.py) where there is
         # a first frame to hurry: a terminal, a browser; not headless (tests), unless set.
         self.composer_stand_in: bool | None = None
+        # Keys (and pastes) read before the main screen has focused its composer: Textual
+        # forwards a key to the focused widget or, with none yet, to the screen, which drops
+        # it. A terminal's typed-ahead keys are read with the first input, before the focus
+        # is set (on the app's queue, after them); they wait here until it is.
+        self._early_input: list[events.Event] | None = []
         self.client.listen(self.bridge.deliver)
 
     def get_driver_class(self):
-        """Textual's driver; on Linux one that survives a hung-up terminal (ui/driver.py)."""
-        driver = super().get_driver_class()
-        from textual.drivers.linux_driver import LinuxDriver
-
-        if driver is LinuxDriver:
-            from .driver import HangupSafeDriver
-
-            return HangupSafeDriver
-        return driver
+        return raw_driver_class(super().get_driver_class())
 
     def _display(self, screen: Screen, renderable: Any) -> None:
         """Frames go through the driver's TerminalOutput where it has one (a terminal)."""
@@ -156,9 +167,25 @@ class RawApp(App):
         except OSError as err:
             self.notify(f"{', '.join(changes)} not remembered: {err}", severity="warning")
 
+    async def on_event(self, event: events.Event) -> None:
+        if self._early_input is not None and isinstance(event, (events.Key, events.Paste)) \
+                and not event.is_forwarded:
+            self._early_input.append(event)
+            return
+        await super().on_event(event)
+
+    async def _release_early_input(self) -> None:
+        """The composer (or its stand-in) has the focus: the keys held meanwhile go to it,
+        in order, ahead of any key read after them."""
+        held, self._early_input = self._early_input or [], None
+        for event in held:
+            await super().on_event(event)
+
     def main_screen_ready(self) -> None:
-        """The main screen is composed: open the session (now when it is there already,
-        after the first frame when it must be loaded)."""
+        """The main screen is composed and has asked for the composer's focus: the keys read
+        before are let through once it has it; open the session (now when it is there
+        already, after the first frame when it must be loaded)."""
+        self.call_later(self._release_early_input)  # queued after the focus change
         marker = os.environ.get(FIRST_FRAME_ENV)
         if marker:
             self.call_after_refresh(self._first_frame, marker)
@@ -215,12 +242,12 @@ class RawApp(App):
         self._read_later_css()
         self.bridge.release(self.main, opened.replay)
         self._opened = True
-        from . import welcome  # after the first frame: its screen is rarely shown
+        from . import welcome  # after the first frame: its card is rarely shown
 
         if self.prefs_path is not None and welcome.first_run(self.prefs.welcome_seen) \
                 and not any(isinstance(e, UserMessage) for e in opened.replay):
-            self.push_screen(welcome.WelcomeScreen(), lambda _: None)
-            self._remember(welcome_seen=True)  # shown once, even if the app is quit from it
+            await self.main.chat.add_first(welcome.WelcomeCard())
+            self._remember(welcome_seen=True)  # shown once, even if the app is quit at once
         try:
             self.saved = await self.client.saved_sessions()
         except Exception as err:
@@ -329,6 +356,13 @@ class RawApp(App):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
+
+    def action_show_help_panel(self) -> None:
+        """raw-tui's keys where the focus is, not Textual's generic ones (widgets/keys_help.py)."""
+        if not self.screen.query("HelpPanel"):
+            from .widgets.keys_help import KeysHelp
+
+            self.screen.mount(KeysHelp())
 
     async def action_command_palette(self) -> None:
         """The palette, with the saved sessions as they are now."""

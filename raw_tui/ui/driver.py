@@ -8,6 +8,10 @@ terminal that starts a second output thread, which dies on its first write (EIO)
 app's next 30 writes fill its queue; the app then blocks for ever, at the latest at exit
 (seen as a client stuck in a futex). Here a SIGCONT resumes only a live terminal, and once
 the output thread is dead writes are dropped instead of queued.
+
+It reads keys with ui/keys.py's parser (Alt+Enter and Shift+Enter in every form
+terminals send them); it asks for xterm's modifyOtherKeys while it runs, and
+reads first what was typed before the app took the terminal (ui/typeahead.py).
 """
 
 from __future__ import annotations
@@ -15,9 +19,14 @@ from __future__ import annotations
 import os
 
 from textual import events
+from textual.drivers import linux_driver
 from textual.drivers.linux_driver import LinuxDriver
 
+from .keys import MODIFY_OTHER_KEYS_OFF, MODIFY_OTHER_KEYS_ON, typed_ahead_events, use_key_parser
 from .terminal_output import DEFAULT_FPS, TerminalOutput
+from .typeahead import take_typed_ahead
+
+use_key_parser(linux_driver)
 
 FPS_ENV = "RAW_TUI_FPS"  # frames a second at most (also `ui.max_fps`)
 FRAMES_ENV = "RAW_TUI_FRAMES"  # `textual`: Textual's own output path, for comparison
@@ -35,11 +44,23 @@ class HangupSafeDriver(LinuxDriver):
     output: TerminalOutput | None = None
 
     def start_application_mode(self) -> None:
+        early = take_typed_ahead()
+        if early:  # before the input thread starts: these keys come first
+            for event in typed_ahead_events(early):
+                self.process_message(event)
         super().start_application_mode()  # also on a resume after Ctrl+Z: all drawn again
+        if self._writer_thread is not None:
+            self.write(MODIFY_OTHER_KEYS_ON)
+            self.flush()
         if os.environ.get(FRAMES_ENV) == "textual":
             self.output = None
         else:
             self.output = TerminalOutput(self.write, max_fps=env_fps() or DEFAULT_FPS)
+
+    def stop_application_mode(self) -> None:
+        if self._writer_thread is not None:
+            self.write(MODIFY_OTHER_KEYS_OFF)
+        super().stop_application_mode()
 
     def process_message(self, message) -> None:
         """A cursor position report answers the question asked after a frame: the terminal
@@ -55,6 +76,7 @@ class HangupSafeDriver(LinuxDriver):
         """`ui.max_fps` (RAW_TUI_FPS wins when set)."""
         if self.output is not None and env_fps() is None and fps > 0:
             self.output.interval = 1.0 / fps
+
     def _sigcont_application(self, *args) -> None:
         if os.isatty(self.fileno):  # a hung-up terminal answers EIO: not a tty any more
             super()._sigcont_application(*args)

@@ -191,3 +191,87 @@ class Pty:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+# keys as bytes ---------------------------------------------------------------------------------
+# What each kind of terminal sends for the keys of the README's key table, byte for byte:
+# `xterm` is the legacy encoding (xterm, VTE, most terminals over SSH); `xterm_mok` xterm with
+# modifyOtherKeys on (raw-tui asks for mode 1); `kitty` the kitty keyboard protocol with the
+# flags Textual asks for (disambiguate, all keys as escape codes, associated text); `browser`
+# xterm.js through `serve`. tmux is measured, not written down: `Tmux.keys` sends tmux's
+# own key names and tmux encodes them (tests/e2e/test_terminal_keys.py).
+def _kitty(code: int, modifiers: int = 1, text: str | None = None) -> bytes:
+    mods = "" if modifiers == 1 and text is None else str(modifiers)
+    tail = f";{ord(text)}" if text else ""
+    return f"\x1b[{code}{';' + mods if mods or tail else ''}{tail}u".encode()
+
+
+LEGACY: dict[str, bytes] = {
+    "enter": b"\r", "alt+enter": b"\x1b\r", "ctrl+j": b"\n", "escape": b"\x1b",
+    "tab": b"\t", "shift+tab": b"\x1b[Z", "up": b"\x1b[A", "down": b"\x1b[B",
+    "right": b"\x1b[C", "left": b"\x1b[D", "f1": b"\x1bOP", "f2": b"\x1bOQ",
+    "ctrl+c": b"\x03", "ctrl+s": b"\x13", "ctrl+p": b"\x10", "ctrl+t": b"\x14",
+    "ctrl+r": b"\x12", "ctrl+f": b"\x06", "ctrl+o": b"\x0f", "ctrl+q": b"\x11",
+    "ctrl+backslash": b"\x1c", "a": b"a", "d": b"d", "c": b"c", "e": b"e", "n": b"n",
+    "N": b"N", "slash": b"/",
+}
+KEY_BYTES: dict[str, dict[str, bytes]] = {
+    "xterm": dict(LEGACY),
+    "xterm_mok": {**LEGACY, "shift+enter": b"\x1b[27;2;13~", "alt+enter": b"\x1b[27;3;13~",
+                  "ctrl+enter": b"\x1b[27;5;13~"},
+    "kitty": {
+        "enter": _kitty(13), "shift+enter": _kitty(13, 2), "alt+enter": _kitty(13, 3),
+        "ctrl+j": _kitty(106, 5), "escape": _kitty(27), "tab": _kitty(9),
+        "shift+tab": _kitty(9, 2), "up": b"\x1b[A", "down": b"\x1b[B", "right": b"\x1b[C",
+        "left": b"\x1b[D", "f1": b"\x1b[P", "f2": b"\x1b[Q", "ctrl+c": _kitty(99, 5),
+        "ctrl+s": _kitty(115, 5), "ctrl+p": _kitty(112, 5), "ctrl+t": _kitty(116, 5),
+        "ctrl+r": _kitty(114, 5), "ctrl+f": _kitty(102, 5), "ctrl+o": _kitty(111, 5),
+        "ctrl+q": _kitty(113, 5), "ctrl+backslash": _kitty(92, 5),
+        **{k: _kitty(ord(k), 1, k) for k in "adcen"}, "N": _kitty(110, 2, "N"),
+        "slash": _kitty(47, 1, "/"),
+    },
+    "browser": dict(LEGACY),  # xterm.js: Shift+Enter is a plain CR there
+}
+# tmux's names for the same keys (send-keys), where tmux has one
+TMUX_NAMES: dict[str, str] = {
+    "enter": "Enter", "alt+enter": "M-Enter", "shift+enter": "S-Enter", "ctrl+j": "C-j",
+    "escape": "Escape", "tab": "Tab", "shift+tab": "BTab", "up": "Up", "down": "Down",
+    "right": "Right", "left": "Left", "f1": "F1", "f2": "F2", "ctrl+c": "C-c", "ctrl+s": "C-s",
+    "ctrl+p": "C-p", "ctrl+t": "C-t", "ctrl+r": "C-r", "ctrl+f": "C-f", "ctrl+o": "C-o",
+    "ctrl+q": "C-q", "ctrl+backslash": "C-\\", "a": "a", "d": "d", "c": "c", "e": "e",
+    "n": "n", "N": "N", "slash": "/",
+}
+NEWLINE_KEYS = ("alt+enter", "shift+enter", "ctrl+j")  # the composer's newline, everywhere
+
+
+def send_bytes(tmux: Tmux, data: bytes) -> None:
+    """Exactly these bytes into the pane's terminal (`send-keys -H`), as a terminal writes
+    them."""
+    tmux.keys("-H", *(f"{b:02x}" for b in data))
+
+
+def pane_tty(tmux: Tmux) -> str:
+    return tmux._tmux("display", "-p", "-t", tmux.name, "#{pane_tty}").stdout.strip()
+
+
+def wait_for_terminal_taken(tmux: Tmux, timeout: float = STEP_TIMEOUT) -> float:
+    """Poll the pane's terminal until raw-tui's first terminal change (Enter kept as CR,
+    ui/typeahead.py) shows: the process runs, the first frame is still to come. The seconds
+    it took."""
+    tty = pane_tty(tmux)
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        out = subprocess.run(["stty", "-F", tty, "-a"], capture_output=True, text=True).stdout
+        if "-icrnl" in out.split():
+            return time.monotonic() - start
+        time.sleep(0.002)
+    raise AssertionError("raw-tui never took its terminal")
+
+
+def composer_lines(screen: str) -> list[str]:
+    """The text lines of the composer (the box above the status line)."""
+    lines = screen.rstrip("\n").split("\n")
+    bottom = max(i for i, line in enumerate(lines) if line.startswith("╰"))
+    top = max(i for i, line in enumerate(lines[:bottom]) if line.startswith("╭"))
+    scrollbar = "▁▂▃▄▅▆▇█▔ "
+    return [line.strip("│ ").rstrip(scrollbar) for line in lines[top + 1:bottom]]

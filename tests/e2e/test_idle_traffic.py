@@ -28,7 +28,7 @@ def assert_idle(place, size, *, welcome: bool = False) -> None:
     env = isolated_env(place, TERM="xterm-256color", COLORTERM="truecolor")
     if welcome:
         env.pop("RAW_TUI_WELCOME", None)
-    shown = b"Press any key" if welcome else b"idle"
+    shown = b"Welcome to raw-tui" if welcome else b"idle"
     with Pty([str(RAW_TUI)], cwd=place / "w", env=env, size=size) as terminal:
         # the status line of the first frame (or the welcome)
         terminal.read_until(shown, "no first frame")

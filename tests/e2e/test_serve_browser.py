@@ -101,3 +101,31 @@ def test_a_browser_types_a_prompt_and_approves_a_write(served, tmp_path):
             assert served.refusals() == []
         finally:
             browser.close()
+
+
+def test_alt_enter_in_the_browser_is_a_newline_and_enter_sends(server):
+    """xterm.js sends ESC CR for Alt+Enter: a newline in the composer (raw-tui's browser
+    driver reads it, raw_tui/ui/browser_driver.py); Enter then sends both lines."""
+    url, place = server
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 800})
+            page.goto(url + "/")
+            page.wait_for_selector("canvas", timeout=30000)
+            _wait_for("the session to start", lambda: any(
+                e["type"] == "session_start" for e in _stored_events(place)))
+            _wait_for("the tab to attach", lambda: _tab_attached(place))
+            page.focus("textarea.xterm-helper-textarea")
+            page.keyboard.type("first line")
+            page.keyboard.press("Alt+Enter")
+            page.keyboard.type("second line")
+            time.sleep(1.0)
+            assert not [e for e in _stored_events(place) if e["type"] == "user_message"]
+            page.keyboard.press("Enter")
+            prompts = _wait_for("the prompt", lambda: [
+                e["text"] for e in _stored_events(place) if e["type"] == "user_message"])
+            assert prompts[0] == "first line\nsecond line"
+        finally:
+            browser.close()

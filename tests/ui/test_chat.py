@@ -45,12 +45,23 @@ async def test_ctrl_j_shift_enter_and_alt_enter_add_a_newline_without_sending(se
 
 
 async def test_refused_prompt_goes_back_into_the_composer(session):
-    session.replies[Prompt] = Reply(ok=False, code="busy", message="a turn is running")
+    session.replies[Prompt] = Reply(ok=False, code="closing", message="the session is closing")
     app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press(*"again", "enter")
         await pilot.pause()
         assert app.query_one(Composer).text == "again"
+
+
+async def test_a_prompt_refused_as_busy_is_queued_not_put_back(session):
+    session.replies[Prompt] = Reply(ok=False, code="busy", message="a turn is running")
+    app = RawApp(connect(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"later", "enter")
+        await pilot.pause()
+        assert app.query_one(Composer).text == ""
+        assert app.main.prompt_queue.prompts == ["later"]
+        assert "⏸ queued later" in screen_text(app)
 
 
 async def test_assistant_text_streams_into_one_markdown_widget(session):

@@ -12,7 +12,7 @@ from raw_tui.commands import (EditPrompt, Prompt, Reply, Retry, SwitchAgent, Swi
 from raw_tui.ui import messages
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.prefs import load_prefs
-from raw_tui.ui.welcome import WelcomeScreen
+from raw_tui.ui.welcome import WelcomeCard
 from raw_tui.ui.widgets.chat_items import UserMessageView
 from raw_tui.ui.widgets.chat_view import ChatView
 from raw_tui.ui.widgets.composer import Composer
@@ -240,26 +240,28 @@ def first_run(monkeypatch):
     monkeypatch.delenv("RAW_TUI_WELCOME", raising=False)
 
 
-async def test_the_first_run_welcomes_once_and_any_key_closes_it(session, first_run, tmp_path):
+async def test_the_first_run_welcomes_once_and_takes_no_key(session, first_run, tmp_path):
     prefs = tmp_path / "ui.json"
     # a hosted session's snapshot replays its opening events: still a first run
     app = RawApp(connect(session, replay=[ev.SessionStart(session_id="s-test", agent="demo")]),
                  prefs_path=prefs)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert isinstance(app.screen, WelcomeScreen)
+        assert app.query(WelcomeCard) and app.screen is app.main
         text = flat(screen_text(app))
         assert "passes a gate" in text and "approve (a) or deny (d) it here" in text
-        assert "^P commands" in text and "Press any key" in text
-        await pilot.press("x")
+        assert "^P commands" in text and "Alt+Enter newline" in text
+        await pilot.press(*"hello")
         await pilot.pause()
-        assert not isinstance(app.screen, WelcomeScreen)
-        assert app.query_one(Composer).text == ""  # the key only closed it
+        assert app.query_one(Composer).text == "hello"  # every key typed, the first too
+        await pilot.press("enter")
+        await pilot.pause()
+        assert session.sent(Prompt) == [Prompt(text="hello")]
     assert load_prefs(prefs)[0].welcome_seen
     again = RawApp(connect(session), prefs_path=prefs)
     async with again.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert not isinstance(again.screen, WelcomeScreen)
+        assert not again.query(WelcomeCard)
 
 
 async def test_no_welcome_for_a_resumed_session_or_when_switched_off(session, first_run,
@@ -268,10 +270,10 @@ async def test_no_welcome_for_a_resumed_session_or_when_switched_off(session, fi
     app = RawApp(connect(session, replay=two_turns()), prefs_path=prefs)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert not isinstance(app.screen, WelcomeScreen)
+        assert not app.query(WelcomeCard)
     monkeypatch.setenv("RAW_TUI_WELCOME", "off")
     app = RawApp(connect(session), prefs_path=prefs)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert not isinstance(app.screen, WelcomeScreen)
+        assert not app.query(WelcomeCard)
     assert not prefs.exists()

@@ -25,6 +25,7 @@ from ...commands import (ApprovalAnswer, Cancel, EditPrompt, FormAnswer, FormCan
                          Prompt, Retry)
 from ..widgets.chat_view import ChatView, HiddenRow
 from ..widgets.navigator import Navigator, Target
+from ..widgets.prompt_queue import PromptQueue
 from ..widgets.search_bar import SearchBar
 from ..widgets.sidebar import Sidebar
 from ..widgets.stand_in import ComposerStandIn
@@ -111,6 +112,7 @@ class MainScreen(Screen):
         yield Static(id="panel-strip")  # narrow screens: "a panel changed", while hidden
         yield SearchBar(id="search")
         yield Static(EDIT_STRIP, id="edit-strip")  # while the composer edits an earlier prompt
+        yield PromptQueue(id="queued")  # prompts sent while a turn runs
         if self.stand_in:
             yield ComposerStandIn(id="composer-stand-in")
         else:
@@ -212,7 +214,18 @@ class MainScreen(Screen):
         chat.display = wide or not sidebar.display
         self.set_class(not wide, "-narrow")
         self.set_class(width < 60 or height < 16, "-tiny")
+        self.set_class(height < 24, "-short")  # styles/form.tcss: a form's keys on top
         return sidebar.display
+
+    def show_chat(self) -> None:
+        """A prompt went out (typed, or sent by a panel action): on a narrow screen where the
+        panels cover the chat, the chat comes back so that its answer shows."""
+        if self.has_class("-narrow") and self.sidebar.display and not self.chat.display \
+                and not self.sidebar_forced:
+            self.sidebar_mode = "auto"
+            self.apply_sidebar()
+            if self.focused is None or self.sidebar in self.focused.ancestors_with_self:
+                self.focus_composer()
 
     def show_panel_strip(self, text: str) -> None:
         strip = self.query_one("#panel-strip", Static)
@@ -220,18 +233,27 @@ class MainScreen(Screen):
         strip.display = bool(text)
 
     def action_cycle(self, step: int) -> None:
-        """Tab / Shift+Tab between the composer, the chat and the panels. On a narrow screen
-        reaching the panels switches the view to them, leaving them switches back. Inside a
-        form, Tab moves between its fields as usual."""
+        """Tab / Shift+Tab between the composer, the forms waiting for an answer, the chat and
+        the panels. On a narrow screen reaching the panels switches the view to them, leaving
+        them switches back. Inside a form, Tab moves between its fields, and on from its last
+        one."""
         from ..widgets.form_view import FormView
 
-        stops: list[Widget] = [self.query("#composer, #composer-stand-in").first(), self.chat,
-                               self.sidebar]
+        forms = [f for f in self.pending_forms() if f.display and f.inputs]
+        stops: list[Widget] = [self.query("#composer, #composer-stand-in").first(), *forms,
+                               self.chat, self.sidebar]
         chain = list(self.focused.ancestors_with_self) if self.focused is not None else []
-        if any(isinstance(w, FormView) and w.request_id is not None for w in chain):
-            self.focus_next() if step > 0 else self.focus_previous()
-            return
-        place = next((w for w in chain if w in stops), None)
+        form = next((w for w in chain if isinstance(w, FormView) and w.request_id is not None),
+                    None)
+        if form is not None:  # between its fields; from the last one on to the next place
+            fields = [w for w in form.inputs.values() if w.focusable]
+            if form not in stops or not fields or \
+                    not any(w in chain for w in (fields[-1] if step > 0 else fields[0],)):
+                self.focus_next() if step > 0 else self.focus_previous()
+                return
+            place: Widget | None = form
+        else:
+            place = next((w for w in chain if w in stops), None)
         if place is None:
             self.focus_next() if step > 0 else self.focus_previous()
             return
@@ -248,7 +270,10 @@ class MainScreen(Screen):
                     and not self.sidebar_forced:
                 self.sidebar_mode = "auto"
             self.apply_sidebar()
-            target.focus()
+            if isinstance(target, FormView):  # a waiting question: its first field
+                target.focus_first()
+            else:
+                target.focus()
             return
 
     def count_pending(self) -> None:
@@ -453,6 +478,11 @@ class MainScreen(Screen):
         await self._safely(message, self._interaction_settled)
 
     async def _interaction_settled(self, event: Any, live: bool) -> None:
+        # the form answered had the focus: the composer gets it back (decided before a form
+        # of the replayed history, the same one after an attach, is settled below)
+        focused = list(self.focused.ancestors_with_self) if self.focused is not None else []
+        answered_here = any(getattr(w, "request_id", None) == event.request_id
+                            and w.has_class("form-block") for w in focused)
         replayed = self.replayed_questions.pop(event.request_id, None)
         if replayed:
             view = self.panel_view(replayed, attached=False)
@@ -462,10 +492,9 @@ class MainScreen(Screen):
         self.count_pending()
         for form in self.query("FormView"):
             if form.request_id == event.request_id:
-                had_focus = self.focused is not None and form in self.focused.ancestors_with_self
                 form.deactivate(event.status)
-                if had_focus:
-                    self.focus_composer()
+        if answered_here:
+            self.focus_composer()
         if panel is not None and self.sidebar_forced and not self.questions:
             self.sidebar_forced = False
             self.apply_sidebar()
@@ -488,6 +517,8 @@ class MainScreen(Screen):
     def on_turn_state_changed(self, message: msg.TurnStateChanged) -> None:
         if message.live:
             self.status_line.turn_state(message.event)
+            if message.event.state == "idle" and self.prompt_queue.prompts:
+                self.run_worker(self.send_queued(), group="queued", exclusive=True)
 
     async def on_hooks_reloaded(self, message: msg.HooksReloaded) -> None:
         notice = self.status_line.hooks_reload(message.event)
@@ -620,17 +651,58 @@ class MainScreen(Screen):
         await self.app.send(FormCancel(request_id=message.request_id))
 
     # composer -----------------------------------------------------------------------------
+    @property
+    def prompt_queue(self) -> PromptQueue:
+        return self.query_one(PromptQueue)
+
     async def on_composer_submitted(self, message: Composer.Submitted) -> None:
         editing = self.editing
         if editing is not None and editing.turn_id is not None:
             command: Any = EditPrompt(turn_id=editing.turn_id, text=message.text)
+        elif self.prompt_queue.prompts:  # behind the ones queued before it
+            self.prompt_queue.add(message.text)
+            return
         else:
             command = Prompt(text=message.text)
-        reply = await self.app.send(command)
+        reply = await self.app.send(command, notify=False)
+        if not reply.ok and reply.code == "busy" and isinstance(command, Prompt):
+            self.prompt_queue.add(message.text)  # a turn runs: sent when it ends
+            if self.status_line.status.state == "idle":  # ... it ended meanwhile
+                self.run_worker(self.send_queued(), group="queued", exclusive=True)
+            return
+        if not reply.ok:
+            self.notify(reply.message or reply.code or "refused", severity="error")
+        else:
+            self.show_chat()
         if not reply.ok and not message.composer.text:
             message.composer.set_draft(message.text)
         elif reply.ok and editing is not None:
             self.stop_editing()
+
+    async def send_queued(self) -> None:
+        """The session is idle: the oldest queued prompt goes out (the next one when this
+        turn ends in turn)."""
+        text = self.prompt_queue.pop_first()
+        if text is None:
+            return
+        reply = await self.app.send(Prompt(text=text), notify=False)
+        if not reply.ok and reply.code == "busy":
+            self.prompt_queue.put_back(text)
+        elif not reply.ok:  # refused for good: back to the composer, not lost
+            self.notify(f"queued prompt not sent: {reply.message or reply.code}",
+                        severity="error")
+            draft = self.composer.text
+            self.composer.set_draft(text + ("\n" + draft if draft else ""))
+
+    def take_back_queued(self) -> bool:
+        """Esc with prompts queued: the newest goes back into the composer, ahead of what is
+        typed there. Whether there was one."""
+        text = self.prompt_queue.take_last()
+        if text is None:
+            return False
+        draft = self.composer.text
+        self.composer.set_draft(text + ("\n" + draft if draft else ""))
+        return True
 
     # retry and edit -----------------------------------------------------------------------
     def start_editing(self, view: UserMessageView) -> None:
@@ -686,7 +758,23 @@ class MainScreen(Screen):
         elif isinstance(widget, HiddenRow):
             self.action_transcript()
         elif target.panel is not None:
-            self.open_actions(target)
+            form = self.waiting_form(target)
+            if form is not None:
+                form.focus_first()
+            else:
+                self.open_actions(target)
+
+    def waiting_form(self, target: Target) -> Any:
+        """The form waiting for an answer at `target`: on its block, or on its panel's header
+        when the panel has no action to offer there."""
+        view = self.panel_view(target.panel) if target.panel else None
+        form = view.form() if view is not None else None
+        if form is None or form.request_id is None or not form.inputs:
+            return None
+        if target.block == form.block_id or (target.block is None
+                                             and not self.actions_for(target)):
+            return form
+        return None
 
     def on_navigator_copy(self, message: Navigator.Copy) -> None:
         self.app.copy_to_clipboard(message.text)
@@ -775,6 +863,8 @@ class MainScreen(Screen):
         if self.editing is not None:
             self.stop_editing()
             self.composer.clear()
+            return
+        if self.take_back_queued():
             return
         if self.status_line.status.state == "running" or self.actions_running:
             await self.app.send(Cancel())  # the turn, and panel actions still running

@@ -102,6 +102,11 @@ class ChatView(Navigator):
             await self.prune(rows)
         return widget
 
+    async def add_first(self, widget: Widget) -> Widget:
+        """A row above all the others (the first run's welcome card)."""
+        await self.mount(widget, after=self.hidden_row)
+        return widget
+
     async def prune(self, rows: list[Widget]) -> None:
         drop = [w for w in rows[: len(rows) - self.max_items] if not _live(w)]
         if not drop:

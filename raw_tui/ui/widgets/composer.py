@@ -1,5 +1,5 @@
-"""The composer: Enter sends, Ctrl+J (or Shift+Enter, Alt+Enter) adds a newline, Up/Down walk the history
-when the cursor is on the first/last line.
+"""The composer: Enter sends, Alt+Enter (or Ctrl+J, Shift+Enter) adds a newline, Up/Down walk
+the history when the cursor is on the first/last line.
 
 The composer's own bindings are not priority bindings: a priority binding runs on the app's
 queue as soon as the key is parsed, before the composer has inserted the characters typed just
@@ -19,11 +19,9 @@ from .stand_in import PLACEHOLDER
 
 
 class Composer(TextArea):
-    HELP = ("Type a message. **Enter** sends, **Ctrl+J** adds a newline in every terminal "
-            "(**Shift+Enter** and **Alt+Enter** too where the terminal tells them from Enter: "
-            "not in tmux or most terminals over SSH), **Up/Down** history. **Ctrl+R** "
-            "retries the last turn, **Ctrl+F** searches the chat; to edit an earlier prompt, "
-            "**Enter** or **e** on it in the chat.")
+    HELP = ("Type a message. **Enter** sends; **Alt+Enter**, **Ctrl+J** (and **Shift+Enter** "
+            "where the terminal tells it from Enter) add a newline; **Up/Down** walk the "
+            "history. Sent while a turn runs, a prompt is queued (**Esc** takes it back).")
 
     BINDINGS = [
         Binding("enter", "send", "Send", id="composer.send"),

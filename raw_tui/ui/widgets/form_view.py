@@ -170,6 +170,14 @@ class FormView(Vertical):
         if first is not None:
             self.call_after_refresh(first.focus)
 
+    def focus_first(self) -> bool:
+        """Focus the form's first input (Tab or Enter back into a waiting form)."""
+        first = next(iter(self.inputs.values()), None)
+        if first is None or self.request_id is None:
+            return False
+        first.focus()
+        return True
+
     def deactivate(self, status: str | None = None) -> None:
         self.request_id = None
         self.remove_class("-active")

@@ -61,6 +61,15 @@ class Navigator(VerticalScroll, can_focus=True):
     def targets(self) -> list[Target]:  # overridden
         return []
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys typed while a form inside this view has the focus are the form's: none of
+        this view's keys (its one-letter ones: `n`, `e`, `c`, `/`, `j`, `k`) acts on them."""
+        focused = self.screen.focused if self.is_attached else None
+        if focused is not None and focused is not self and any(
+                w.has_class("form-block") for w in focused.ancestors_with_self):
+            return False
+        return True
+
     # moving -------------------------------------------------------------------------------
     def _index(self, targets: list[Target]) -> int | None:
         for i, t in enumerate(targets):

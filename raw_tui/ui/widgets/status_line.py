@@ -119,10 +119,12 @@ class StatusLine(Horizontal):
     _place = ""
 
     def _fit_hints(self, state_cells: int) -> int:
-        """Show the hints that fit beside the state: place and keys, keys, `^q quit`, none.
-        Returns the cells left for the state's text (its padding taken off)."""
+        """Show the hints that fit beside the state and the model: place and keys, place and
+        `^q quit`, keys, `^q quit`, none. Returns the cells left for the state's text (its
+        padding taken off)."""
         width = self.size.width or self.app.size.width
-        for place, keys in ((self._place, KEYS), ("", KEYS), ("", SHORT_KEYS), ("", "")):
+        for place, keys in ((self._place, KEYS), (self._place, SHORT_KEYS), ("", KEYS),
+                            ("", SHORT_KEYS), ("", "")):
             hints = (len(place) + 3 if place else 0) + (len(keys) + 2 if keys else 0)
             if state_cells + 2 + hints <= width or not keys:
                 break
@@ -155,7 +157,8 @@ class StatusLine(Horizontal):
             line.append(f" · {status.context}", style="dim")
         if status.truncated:
             line.append(" · reply truncated", style="bold red")
-        room = self._fit_hints(line.cell_len) - line.cell_len
+        who = f" · {status.agent} · {status.model}" if status.model else ""
+        room = self._fit_hints(line.cell_len + len(who)) - line.cell_len  # hints give way
         # what follows the state is shown whole or not at all (a part cut at a word left a
         # dangling `·` before the blank up to the hints); a sandbox that is off comes first
         if status.sandbox.startswith("sandbox off") and len(status.sandbox) + 3 <= room:
