@@ -15,6 +15,7 @@ BINDING_IDS: tuple[str, ...] = (
     "raw.transcript", "raw.detach", "raw.redraw", "raw.next_place", "raw.previous_place",
     "raw.submit_form", "raw.retry",
     "raw.search", "chat.edit", "chat.search", "chat.next_match", "chat.previous_match",
+    "chat.first", "chat.last",
     "search.next", "search.previous", "search.close",
     "composer.send", "composer.newline", "composer.history_previous", "composer.history_next",
     "approval.allow", "approval.deny", "approval.paths",

@@ -131,10 +131,10 @@ class Canvas:
             self.link(x, y, DOWN)
             self.link(x, y + 1, UP)
 
-    def box(self, x: int, y: int, label: str) -> None:
-        w = len(label) + 4
+    def box(self, x: int, y: int, label: str, width: int | None = None) -> None:
+        w = width or len(label) + 4
         self.put(x, y, "┌" + "─" * (w - 2) + "┐")
-        self.put(x, y + 1, "│ " + label + " │")
+        self.put(x, y + 1, "│ " + label.ljust(w - 4) + " │")
         self.put(x, y + 2, "└" + "─" * (w - 2) + "┘")
 
     def render(self) -> list[str]:
@@ -174,8 +174,12 @@ def drawings(source: str) -> list[list[str]]:
 
 
 def _draw_td(graph: Graph, grid: list[list[str]]) -> list[str] | None:
+    """Top-down. Every box is an odd number of columns wide (a label of odd length gets a
+    space more on its right), so it has a middle column: the arrow into it and out of it
+    runs there, and boxes of different widths in a chain are centred on one another (an
+    even box beside an odd one sat one column off)."""
     canvas = Canvas()
-    widths = {n: len(graph.labels[n]) + 4 for n in graph.labels}
+    widths = {n: (len(graph.labels[n]) + 4) | 1 for n in graph.labels}
     row_w = [sum(widths[n] for n in row) + 2 * (len(row) - 1) for row in grid]
     total = max(row_w)
     pos: dict[str, tuple[int, int]] = {}  # left x, top y
@@ -195,7 +199,7 @@ def _draw_td(graph: Graph, grid: list[list[str]]) -> list[str] | None:
         canvas.vline(tx, ay + 4, by - 1)
         canvas.put(tx, by - 1, "▼")
     for n, (x, y) in pos.items():
-        canvas.box(x, y, graph.labels[n])
+        canvas.box(x, y, graph.labels[n], widths[n])
     return canvas.render()
 
 

@@ -300,3 +300,27 @@ async def test_clear_empties_the_chat_and_compact_does_not(session):
         text = screen_text(app)
         assert "first question" not in text and "first answer" not in text
         assert "conversation cleared" in text
+
+
+async def test_home_and_end_move_the_chat_cursor_to_the_first_and_last_row(session):
+    """Home/End in the chat move its cursor (and scroll with it), so the next Up/Down, Enter
+    or `c` acts on the row in view; the scroll container's own Home/End only scrolled, and
+    the next Down jumped back to the row the cursor had stayed on."""
+    app = RawApp(connect(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        session.publish(*(ev.UserMessage(text=f"message {i}") for i in range(30)))
+        await pilot.pause()
+        await pilot.press("tab")  # the chat, the cursor on the newest row
+        chat = app.query_one(ChatView)
+        rows = chat.rows()
+        assert chat.has_focus and chat.cursor.widget is rows[-1] and chat.max_scroll_y > 0
+        await pilot.press("home")
+        await pilot.pause()
+        assert chat.cursor.widget is rows[0] and chat.scroll_y == 0
+        await pilot.press("down", "c")
+        assert app.clipboard == "message 1"
+        await pilot.press("end")
+        await pilot.pause()
+        assert chat.cursor.widget is rows[-1] and chat.scroll_y == chat.max_scroll_y
+        await pilot.press("up", "c")
+        assert app.clipboard == "message 28"

@@ -23,7 +23,7 @@ EXPECTED = {
     "markdown": ["Notes", "Some bold text and code.", "• one"],
     "timeline": ["10:02 ✘ lint failed", "10:01 ✔ tests passed", "10:00 • started"],
     "files": ["M src/app.py +12 -3", "A src/new.py", "D old.txt"],
-    "mermaid": ["┌──────┐", "│ Plan │", "▼", "│ Ship │"],
+    "mermaid": ["┌───────┐", "│ Plan │", "▼", "│ Ship │"],
     "unknown": ["[gauge]", "value: 0.5", "label: load"],
 }
 

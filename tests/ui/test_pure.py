@@ -20,6 +20,24 @@ def test_left_right_chain():
     assert lines[1] == "│ a │─────▶│ b │─────▶│ c │"
 
 
+def test_every_box_of_a_top_down_chain_is_centred_on_its_arrows():
+    """The demo's plan (raw_tui/demo/demo.jsonl): Look, Plan, Write, Ask. An even-width box
+    has no middle column: `Look` (8 wide) sat half a column left of the arrows and `Ask`
+    (7 wide, under `Write`, 9) one column right of `Look` and `Plan`. Each box is now
+    symmetric about the column the arrows run in."""
+    lines = flowchart.draw("graph TD\n  Look --> Plan\n  Plan --> Write\n  Write --> Ask")
+    arrows = {line.index("▼") for line in lines if "▼" in line}
+    assert len(arrows) == 1
+    (axis,) = arrows
+    tops = [line for line in lines if "┌" in line]
+    assert len(tops) == 4
+    for top in tops:
+        left, right = top.index("┌"), top.index("┐")
+        assert (left + right) / 2 == axis, lines
+    assert [line.strip() for line in lines if "│ " in line] == [
+        "│ Look  │", "│ Plan  │", "│ Write │", "│ Ask │"]
+
+
 def test_what_cannot_be_drawn_returns_none():
     assert flowchart.draw("sequenceDiagram\n  A->>B: hi") is None
     assert flowchart.draw("graph TD\n  A -->|yes| B") is None  # edge labels
@@ -65,10 +83,10 @@ def test_a_wide_diagram_turns_to_fit_and_never_wraps():
     wide = _render(FitDiagram(source), 80)
     assert wide[1].startswith("│ Look │─────▶│ Plan │") and len(wide) == 3
     narrow = _render(FitDiagram(source), 30)  # a sidebar: top-down instead, and it says so
-    top = narrow.index("┌──────┐")
+    top = narrow.index("┌───────┐")
     assert " ".join(" ".join(narrow[:top]).split()) == (
         "left to right needs 50 columns, 30 here: drawn top-down")
-    assert narrow[top:top + 3] == ["┌──────┐", "│ Look │", "└──────┘"]
+    assert narrow[top:top + 3] == ["┌───────┐", "│ Look  │", "└───────┘"]
     assert "▼" in narrow[top + 5]
     tiny = _render(FitDiagram(source), 8)  # nothing fits: the source
     assert tiny[0].startswith("mermaid") and any("Look" in line for line in tiny)

@@ -42,8 +42,10 @@ class ChatView(Navigator):
     HELP = ("The conversation. **Up/Down** move, **Enter** opens a tool call or a panel's "
             "actions, on a prompt of yours **Enter** or **e** edits and resends it, **c** "
             "copies, **/** searches (**n/N** next and previous match), "
-            "**PageUp/PageDown** scroll.")
+            "**Home/End** go to the first and the last row, **PageUp/PageDown** scroll.")
     BINDINGS = nav_bindings("chat") + [
+        Binding("home", "cursor_first", "First row", id="chat.first", show=False),
+        Binding("end", "cursor_last", "Last row", id="chat.last", show=False),
         Binding("e", "edit", "Edit prompt", id="chat.edit", show=False),
         Binding("slash", "search", "Search", id="chat.search", show=False),
         Binding("n", "search_step(1)", "Next match", id="chat.next_match", show=False),
@@ -159,6 +161,24 @@ class ChatView(Navigator):
             self.post_message(self.EditRequested(widget))
         else:
             self.notify("e edits a prompt of yours: move to one with Up/Down", timeout=2)
+
+    def action_cursor_first(self) -> None:
+        """Home: the cursor to the first row, and the chat scrolled to its top (VerticalScroll's
+        own Home scrolls and leaves the cursor where it was: the next Up jumped back)."""
+        targets = self.targets()
+        if targets:
+            self.set_cursor(targets[0])
+        self.scroll_home(animate=False, immediate=True)
+
+    def action_cursor_last(self) -> None:
+        """End: the cursor to the last row, and the chat scrolled to its end (a tall last row
+        shows its bottom, where new text arrives). Scrolled now, not after the next refresh:
+        deferred, the scroll was made but not drawn in a real terminal after an edit
+        (tests/e2e/test_chat_home_end_tmux.py)."""
+        targets = self.targets()
+        if targets:
+            self.set_cursor(targets[-1])
+        self.scroll_end(animate=False, immediate=True)
 
     def action_search(self) -> None:
         self.screen.query_one(SearchBar).open()

@@ -363,3 +363,84 @@ def test_a_patch_never_deletes_or_updates_binary_bytes(write_file, tmp_path, dat
         assert info.value.message.startswith(f"{reason}: ")
         assert preview_note(write_file, args, tmp_path) == f"no preview: {info.value.message}"
     assert f.read_bytes() == data
+
+
+# ---------------------------------------------------------------------------- new files only
+
+DESTINATION_CALLS = {
+    "add onto a file": (patch("*** Add File: fine.txt", "+fine", "*** Add File: taken.txt",
+                              "+new"),
+                        "cannot add {cwd}/taken.txt: it exists; Add File makes a new file "
+                        "(update it, or delete it first)"),
+    "add onto a directory": (patch("*** Add File: fine.txt", "+fine", "*** Add File: dir",
+                                   "+new"),
+                             "cannot add {cwd}/dir: it exists; Add File makes a new file "
+                             "(update it, or delete it first)"),
+    "move onto a file": (patch("*** Add File: fine.txt", "+fine", "*** Update File: source.txt",
+                               "*** Move to: taken.txt", "@@", "-source", "+moved"),
+                         "cannot move {cwd}/source.txt to {cwd}/taken.txt: it exists; Move to "
+                         "names a new file"),
+    "move onto a file, hunk not found": (
+        patch("*** Update File: source.txt", "*** Move to: taken.txt", "@@", "-absent", "+x"),
+        "cannot move {cwd}/source.txt to {cwd}/taken.txt: it exists; Move to names a new file"),
+}
+
+
+@pytest.mark.parametrize("name", list(DESTINATION_CALLS))
+def test_add_file_and_move_to_never_replace_what_exists(write_file, tmp_path, name):
+    """Raw `src/tools/file-patch.ts`, `stageFilePatch`: an Add File target and a Move to
+    destination must be `absent` (lstat finds nothing there), else the patch fails
+    `patch_preflight_failed` / `patch_destination_exists` before anything is written; the
+    destination is checked before the source's hunks are matched. (Raw's
+    `tests/write-patch.test.ts` has no case for it; this ports the source's rule.) The
+    preview is that same refusal, and no file of the patch is written."""
+    (tmp_path / "taken.txt").write_text("keep me\n")
+    (tmp_path / "source.txt").write_text("source\n")
+    (tmp_path / "dir").mkdir()
+    args = {"patch": DESTINATION_CALLS[name][0]}
+    with pytest.raises(RawError) as info:
+        call(write_file, args, tmp_path)
+    assert info.value.code == PATCH_PREFLIGHT_FAILED
+    assert info.value.message == ("patch_destination_exists: "
+                                  + DESTINATION_CALLS[name][1].format(cwd=tmp_path))
+    assert preview_note(write_file, args, tmp_path) == f"no preview: {info.value.message}"
+    assert listing(tmp_path) == ["dir", "source.txt", "taken.txt"]
+    assert (tmp_path / "taken.txt").read_text() == "keep me\n"
+    assert (tmp_path / "source.txt").read_text() == "source\n"
+    assert listing(tmp_path / "dir") == []
+
+
+def test_add_file_and_move_to_a_new_path_still_work(write_file, tmp_path):
+    """Raw `tests/write-patch.test.ts`, "patch add update rename delete reports actual bytes
+    and complete effects": new paths are written, the moved source is gone."""
+    (tmp_path / "old").write_text("before\n")
+    call(write_file, {"patch": patch("*** Add File: nested/new", "+héllo",
+                                     "*** Update File: old", "*** Move to: moved", "@@",
+                                     "-before", "+after")}, tmp_path)
+    assert (tmp_path / "nested/new").read_text() == "héllo\n"
+    assert (tmp_path / "moved").read_text() == "after\n"
+    assert listing(tmp_path) == ["moved", "nested"]
+
+
+def test_a_file_that_appears_after_the_plan_is_not_replaced(write_file, tmp_path, monkeypatch):
+    """Raw rechecks `absent` just before it publishes (and publishes with a no-clobber
+    link); here the check is made again before the renames: a file created at an Add File
+    target between the plan and the write stays, and nothing of the patch is written."""
+    module = write_file.module()
+    real_stage = module.fsatomic.stage_write
+
+    def stage_then_create(path, data, mode=None):
+        staged = real_stage(path, data, mode)
+        if path == str(tmp_path / "late.txt"):
+            (tmp_path / "late.txt").write_text("someone else's\n")
+        return staged
+
+    monkeypatch.setattr(module.fsatomic, "stage_write", stage_then_create)
+    with pytest.raises(RawError) as info:
+        call(write_file, {"patch": patch("*** Add File: first.txt", "+one",
+                                         "*** Add File: late.txt", "+mine")}, tmp_path)
+    assert info.value.code == PATCH_PREFLIGHT_FAILED
+    assert info.value.message.startswith(f"patch_destination_exists: cannot write {tmp_path}/"
+                                         "late.txt: it appeared since the patch was planned")
+    assert listing(tmp_path) == ["late.txt"]
+    assert (tmp_path / "late.txt").read_text() == "someone else's\n"

@@ -31,6 +31,8 @@ The call is all-or-nothing as far as the filesystem allows: every new content is
 every check made (hashes, old_text, hunks, files to update or delete exist) before anything
 is written; then every file is written to a temp file beside it and fsynced, the temps are
 renamed into place, and deletions come last. A failure before the renames changes nothing.
+A patch's `*** Add File:` and `*** Move to:` make new files: anything already at that path is
+refused (`patch_destination_exists: ...`, as Raw), when planned and again before the renames.
 Every target must be a regular file or nothing: a directory, FIFO, device or socket is
 refused before it is read or written (raw_tui.tools.fsread); a file whose content the call
 needs is read only up to MAX_FILE_BYTES.
@@ -213,6 +215,7 @@ class Plan:
     names: dict[tuple[Any, ...], str] = field(default_factory=dict)  # file_key -> first path
     modes: dict[str, int] = field(default_factory=dict)  # path -> the mode it is written with
     checked: set[str] = field(default_factory=set)
+    fresh: set[str] = field(default_factory=set)  # paths a patch creates: nothing may be there
 
     def read(self, path: str) -> bytes | None:
         if path in self.state:
@@ -472,6 +475,9 @@ def plan_patch(plan: Plan, text: str, cwd: str) -> None:
         path = lexical_abspath(op.path, cwd)
         if isinstance(op, AddFile):
             plan.check_path(path)
+            refuse_existing(path, f"cannot add {path}: it exists; Add File makes a new file "
+                                  "(update it, or delete it first)")
+            plan.fresh.add(path)
             plan.set(path, op.content.encode())
             continue
         if isinstance(op, DeleteFile):
@@ -479,18 +485,29 @@ def plan_patch(plan: Plan, text: str, cwd: str) -> None:
             plan.set(path, None)
             continue
         source = patch_source(plan, path, "update")
+        destination = None if op.move_to is None else lexical_abspath(op.move_to, cwd)
+        if destination is not None:  # checked before the hunks, as Raw does
+            plan.check_path(destination)
+            refuse_existing(destination, f"cannot move {path} to {destination}: it exists; "
+                                         "Move to names a new file")
+            plan.fresh.add(destination)
         new = apply_hunks(source, op.chunks, path, op.no_newline).encode()
-        if op.move_to is None:
+        if destination is None:
             plan.set(path, new)
         else:
-            destination = lexical_abspath(op.move_to, cwd)
-            plan.check_path(destination)
             plan.set(path, None)
             plan.set(destination, new)
             try:
                 plan.modes[destination] = os.stat(path).st_mode & 0o7777
             except OSError as err:
                 raise RawError(TOOL_ERROR, f"cannot move {path}: {err.strerror or err}") from None
+
+
+def refuse_existing(path: str, detail: str) -> None:
+    """A patch's Add File and Move to make a new file: anything already at `path` (a file, a
+    directory, a link) is refused, as Raw's `patch_destination_exists`."""
+    if os.path.lexists(path):
+        raise RawError(PATCH_PREFLIGHT_FAILED, f"patch_destination_exists: {detail}")
 
 
 def commit(plan: Plan) -> None:
@@ -508,6 +525,9 @@ def commit(plan: Plan) -> None:
                 staged.append(fsatomic.stage_write(path, data, plan.modes.get(path)))
         for path in plan.order:
             refuse_obstacles(path, plan.cwd, plan.code)
+            if path in plan.fresh:
+                refuse_existing(path, f"cannot write {path}: it appeared since the patch was "
+                                      "planned; nothing written")
     except BaseException:
         fsatomic.discard_all(staged)
         raise
