@@ -48,6 +48,7 @@ KEY_TABLE: tuple[tuple[str, str | None], ...] = (
     ("Down", "search.next"), ("Shift+Enter", "search.previous"), ("Up", "search.previous"),
     ("Esc", "search.close"), ("n", "chat.next_match"), ("N", "chat.previous_match"),
     ("Ctrl+O", "raw.transcript"), ("Ctrl+Q", "raw.quit"), ("Ctrl+\\", "raw.detach"),
+    ("Ctrl+L", "raw.redraw"),
 )
 
 _NAMES = {"esc": "escape", "/": "slash", "\\": "backslash"}
