@@ -212,7 +212,7 @@ LEGACY: dict[str, bytes] = {
     "right": b"\x1b[C", "left": b"\x1b[D", "f1": b"\x1bOP", "f2": b"\x1bOQ",
     "ctrl+c": b"\x03", "ctrl+s": b"\x13", "ctrl+p": b"\x10", "ctrl+t": b"\x14",
     "ctrl+r": b"\x12", "ctrl+f": b"\x06", "ctrl+o": b"\x0f", "ctrl+q": b"\x11",
-    "ctrl+backslash": b"\x1c", "a": b"a", "d": b"d", "c": b"c", "e": b"e", "n": b"n",
+    "ctrl+backslash": b"\x1c", "ctrl+l": b"\x0c", "a": b"a", "d": b"d", "c": b"c", "e": b"e", "n": b"n",
     "N": b"N", "slash": b"/",
 }
 KEY_BYTES: dict[str, dict[str, bytes]] = {
@@ -226,7 +226,7 @@ KEY_BYTES: dict[str, dict[str, bytes]] = {
         "left": b"\x1b[D", "f1": b"\x1b[P", "f2": b"\x1b[Q", "ctrl+c": _kitty(99, 5),
         "ctrl+s": _kitty(115, 5), "ctrl+p": _kitty(112, 5), "ctrl+t": _kitty(116, 5),
         "ctrl+r": _kitty(114, 5), "ctrl+f": _kitty(102, 5), "ctrl+o": _kitty(111, 5),
-        "ctrl+q": _kitty(113, 5), "ctrl+backslash": _kitty(92, 5),
+        "ctrl+q": _kitty(113, 5), "ctrl+backslash": _kitty(92, 5), "ctrl+l": _kitty(108, 5),
         **{k: _kitty(ord(k), 1, k) for k in "adcen"}, "N": _kitty(110, 2, "N"),
         "slash": _kitty(47, 1, "/"),
     },
@@ -238,7 +238,7 @@ TMUX_NAMES: dict[str, str] = {
     "escape": "Escape", "tab": "Tab", "shift+tab": "BTab", "up": "Up", "down": "Down",
     "right": "Right", "left": "Left", "f1": "F1", "f2": "F2", "ctrl+c": "C-c", "ctrl+s": "C-s",
     "ctrl+p": "C-p", "ctrl+t": "C-t", "ctrl+r": "C-r", "ctrl+f": "C-f", "ctrl+o": "C-o",
-    "ctrl+q": "C-q", "ctrl+backslash": "C-\\", "a": "a", "d": "d", "c": "c", "e": "e",
+    "ctrl+q": "C-q", "ctrl+backslash": "C-\\", "ctrl+l": "C-l", "a": "a", "d": "d", "c": "c", "e": "e",
     "n": "n", "N": "N", "slash": "/",
 }
 NEWLINE_KEYS = ("alt+enter", "shift+enter", "ctrl+j")  # the composer's newline, everywhere
