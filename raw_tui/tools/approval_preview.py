@@ -28,7 +28,7 @@ import msgspec
 from ..bus import ApprovalPreview, FilePreview
 from ..jsonstrict import without_lone_surrogates
 from .patch import split_lines
-from .worker import Overdue, run_in_worker
+from .worker import Overdue, describe, run_in_worker
 
 DEADLINE_S = 3.0  # the preview is ready by then or replaced by notes
 MAX_READ_BYTES = 1024 * 1024  # what a tool's preview reads of one file (larger: a note)
@@ -77,10 +77,26 @@ def compute(preview: Callable[[Any, Any], Any] | None, args: Any, ctx: Any,
             raise TypeError("preview must return synchronously")
         files = value.files if isinstance(value, ApprovalPreview) \
             else msgspec.convert(value, ApprovalPreview).files
-    except Exception as err:  # a preview never fails the call
-        return failed(effects, one_line(getattr(err, "message", None) or str(err)
-                                        or type(err).__name__))
+    except BaseException as err:  # a preview never fails the call (nor ends raw-tui:
+        # it runs in a worker thread, so even SystemExit and KeyboardInterrupt are its own)
+        return failed(effects, one_line(reason(err)))
     return shape(files)
+
+
+def reason(err: BaseException) -> str:
+    """What a failed preview says: a RawError's message, an exception's text, else
+    `TYPE: MESSAGE`."""
+    message = getattr(err, "message", None)
+    if isinstance(message, str) and message:
+        return message
+    if isinstance(err, Exception):
+        try:
+            text = str(err)
+        except Exception:
+            text = ""
+        if text:
+            return text
+    return describe(err)
 
 
 def failed(effects: Any, reason: str) -> ApprovalPreview:
