@@ -471,10 +471,13 @@ def _declaration(session: Any, panel: str) -> Any:
 def connect(agent: RawAgent, writer: Any, reader: Any = None, *, listening: bool = True):
     """The SDK's JSON-RPC connection routing Raw's methods to `agent` (over a byte stream
     pair, or one message transport when `reader` is None). Updates go out through it as wire
-    JSON, without the SDK's per-message models."""
+    JSON, without the SDK's per-message models. What is not a JSON-RPC message is answered
+    before the router sees it (raw_tui.acp.frames)."""
     from acp.connection import Connection
 
-    conn = Connection(_router(agent), writer, reader, listening=listening)
+    from .frames import checked
+
+    conn = Connection(_router(agent), checked(writer, reader), listening=listening)
     agent.on_connect(conn)
     return conn
 
