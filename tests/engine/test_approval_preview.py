@@ -4,6 +4,7 @@ handler uses), carried on `approval_request`, bounded, never blocking, never fai
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import time
 
@@ -325,7 +326,8 @@ async def test_the_event_round_trips_through_msgspec_and_the_history(tmp_path):
     raw = msgspec.json.decode(data)
     assert raw["preview"]["files"][0] == {
         "path": str(tmp_path / "link/a.txt"), "operation": "write", "before": "old\n",
-        "after": "new\n", "diff": file.diff, "symlinks": [str(tmp_path / "link")]}
+        "after": "new\n", "diff": file.diff, "symlinks": [str(tmp_path / "link")],
+        "before_sha256": hashlib.sha256(b"old\n").hexdigest()}
     with pytest.raises(msgspec.ValidationError):  # strict: a client cannot send nonsense
         ev.decode(data.replace(b'"operation":"write"', b'"operation":5'))
 
