@@ -475,9 +475,22 @@ def connect(agent: RawAgent, writer: Any, reader: Any = None, *, listening: bool
     before the router sees it (raw_tui.acp.frames)."""
     from acp.connection import Connection
 
+    from acp import RequestError
+
     from .frames import checked
 
-    conn = Connection(_router(agent), checked(writer, reader), listening=listening)
+    router = _router(agent)
+
+    async def handler(method: str, params: Any, is_notification: bool) -> Any:
+        try:
+            return await router(method, params, is_notification)
+        except RequestError as err:  # answered for a request; a notification has no
+            if not is_notification:  # answer, so one line in the log (the SDK would log
+                raise                # a traceback)
+            log.warning("notification %s refused: %s", method, err)
+            return None
+
+    conn = Connection(handler, checked(writer, reader), listening=listening)
     agent.on_connect(conn)
     return conn
 

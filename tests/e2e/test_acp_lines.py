@@ -106,6 +106,7 @@ def test_lines_that_are_no_message_are_answered_and_the_session_goes_on(agent):
         client.send_bytes(line.encode("latin-1"))
         assert client.read() == {"jsonrpc": "2.0", "id": None, "error": {
             "code": -32700, "message": f"Parse error: {why}"}}, line
+    client.send('{"jsonrpc": "2.0", "method": "no/such/notification", "params": {}}')
     client.request(3, "session/prompt", {"sessionId": session_id,
                                          "prompt": [{"type": "text", "text": "hello"}]})
     reply = client.read()
@@ -113,5 +114,6 @@ def test_lines_that_are_no_message_are_answered_and_the_session_goes_on(agent):
     client.proc.stdin.close()
     assert client.proc.wait(15) == 0
     logged = log_path().read_text()
-    assert "Traceback" not in logged
+    assert "Traceback" not in logged  # an unknown notification too: one line, no answer
+    assert "notification no/such/notification refused: Method not found" in logged
     assert logged.count("refused a line that is not a JSON-RPC message") == len(NOT_MESSAGES) + len(NOT_JSON)
