@@ -476,6 +476,7 @@ def connect(agent: RawAgent, writer: Any, reader: Any = None, *, listening: bool
     from acp.connection import Connection
 
     from acp import RequestError
+    from pydantic import ValidationError
 
     from .frames import checked
 
@@ -484,10 +485,11 @@ def connect(agent: RawAgent, writer: Any, reader: Any = None, *, listening: bool
     async def handler(method: str, params: Any, is_notification: bool) -> Any:
         try:
             return await router(method, params, is_notification)
-        except RequestError as err:  # answered for a request; a notification has no
-            if not is_notification:  # answer, so one line in the log (the SDK would log
-                raise                # a traceback)
-            log.warning("notification %s refused: %s", method, err)
+        except (RequestError, ValidationError) as err:  # answered for a request (-32602
+            if not is_notification:  # for bad params); a notification has no answer, so
+                raise                # one line in the log (the SDK logs a traceback)
+            why = "invalid params" if isinstance(err, ValidationError) else str(err)
+            log.warning("notification %s refused: %s", method, why)
             return None
 
     conn = Connection(handler, checked(writer, reader), listening=listening)

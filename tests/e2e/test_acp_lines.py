@@ -107,6 +107,7 @@ def test_lines_that_are_no_message_are_answered_and_the_session_goes_on(agent):
         assert client.read() == {"jsonrpc": "2.0", "id": None, "error": {
             "code": -32700, "message": f"Parse error: {why}"}}, line
     client.send('{"jsonrpc": "2.0", "method": "no/such/notification", "params": {}}')
+    client.send('{"jsonrpc": "2.0", "method": "session/cancel", "params": {"cwd": 5}}')
     client.request(3, "session/prompt", {"sessionId": session_id,
                                          "prompt": [{"type": "text", "text": "hello"}]})
     reply = client.read()
@@ -116,4 +117,5 @@ def test_lines_that_are_no_message_are_answered_and_the_session_goes_on(agent):
     logged = log_path().read_text()
     assert "Traceback" not in logged  # an unknown notification too: one line, no answer
     assert "notification no/such/notification refused: Method not found" in logged
+    assert "notification session/cancel refused: invalid params" in logged
     assert logged.count("refused a line that is not a JSON-RPC message") == len(NOT_MESSAGES) + len(NOT_JSON)
