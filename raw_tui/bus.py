@@ -69,7 +69,10 @@ class FilePreview(msgspec.Struct, omit_defaults=True):
     """One file of an approval preview: what the call would leave there. `before`/`after` are
     the whole texts when both are small enough to carry (else None; "" for a file that does not
     exist before or after), `diff` a unified diff (bounded), `note` one line `no preview: ...`
-    when it cannot be computed, `symlinks` the prefixes of `path` that are symbolic links."""
+    when it cannot be computed, `symlinks` the prefixes of `path` that are symbolic links,
+    `before_sha256` the SHA-256 (hex) of the file's bytes as the preview found them ("" when
+    there was no file or none could be read): what stands for a content the preview does not
+    show (a note), so that a change of the same size is seen between approval and write."""
 
     path: str
     operation: str
@@ -78,6 +81,7 @@ class FilePreview(msgspec.Struct, omit_defaults=True):
     diff: str = ""
     note: str = ""
     symlinks: list[str] = []
+    before_sha256: str = ""
 
 
 class ApprovalPreview(msgspec.Struct):

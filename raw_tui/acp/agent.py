@@ -489,10 +489,28 @@ def _declaration(session: Any, panel: str) -> Any:
 def connect(agent: RawAgent, writer: Any, reader: Any = None, *, listening: bool = True):
     """The SDK's JSON-RPC connection routing Raw's methods to `agent` (over a byte stream
     pair, or one message transport when `reader` is None). Updates go out through it as wire
-    JSON, without the SDK's per-message models."""
+    JSON, without the SDK's per-message models. What is not a JSON-RPC message is answered
+    before the router sees it (raw_tui.acp.frames)."""
     from acp.connection import Connection
 
-    conn = Connection(_router(agent), writer, reader, listening=listening)
+    from acp import RequestError
+    from pydantic import ValidationError
+
+    from .frames import checked
+
+    router = _router(agent)
+
+    async def handler(method: str, params: Any, is_notification: bool) -> Any:
+        try:
+            return await router(method, params, is_notification)
+        except (RequestError, ValidationError) as err:  # answered for a request (-32602
+            if not is_notification:  # for bad params); a notification has no answer, so
+                raise                # one line in the log (the SDK logs a traceback)
+            why = "invalid params" if isinstance(err, ValidationError) else str(err)
+            log.warning("notification %s refused: %s", method, why)
+            return None
+
+    conn = Connection(handler, checked(writer, reader), listening=listening)
     agent.on_connect(conn)
     return conn
 

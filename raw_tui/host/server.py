@@ -275,6 +275,8 @@ class SessionHost:
             return wire.decode_client(line)
         except msgspec.DecodeError as err:
             raise _BadFrame(f"bad frame: {err}") from None
+        except RecursionError:  # msgspec's own depth limit (found by scripts/fuzz)
+            raise _BadFrame("bad frame: nested too deeply") from None
 
     def _handshake(self, client: Client, frame: wire.Frame | None) -> bool:
         if isinstance(frame, wire.Probe):

@@ -5,6 +5,12 @@ SDK's transport and `ClientSession` is the one that leaves them: it connects, li
 then waits for `close()`. Calls are made from the callers' tasks on the open session, each
 under its own deadline, which a progress notification pushes forward (the SDK does not).
 
+A stdio server runs as a process tree of its own (raw_tui.tools.proctree): its environment
+carries the tree's token and raw-tui is a child subreaper, so whatever the server starts, in
+its group or in a session of its own (`setsid`), ends with it when the connection closes
+(SIGTERM, SIGKILL after the grace), or with SIGKILL when raw-tui exits: as bash's do. The SDK
+only closes the server's stdin and, if it is still there, kills its group.
+
 This module imports the `mcp` SDK (≈0.9 s): only the manager imports it, and only when a
 selected server starts.
 """
@@ -29,6 +35,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import PaginatedRequestParams
 
 from ..redact import RedactedLog, Redactor
+from ..tools import proctree
 from ..tools.sandbox.env import child_env
 from .config import MissingVariable, ServerConfig, StdioServer, expand
 from .results import McpFailure
@@ -69,6 +76,7 @@ class Connection:
         self.dead = False  # the connection closed under us (the server exited)
         self.redactor = redactor if redactor is not None else Redactor()
         self._process: Any = None  # a stdio server's process (its exit status)
+        self._tree: proctree.Tree | None = None  # a stdio server's processes, to end at close
         self._stderr: RedactedLog | None = None  # a stdio server's stderr, to its log file
         self._death: asyncio.Task | None = None  # saying the server ended
         self._owner: asyncio.Task | None = None
@@ -120,6 +128,8 @@ class Connection:
                     if self._stderr is not None:
                         self._stderr.close_fd()  # the server has its own copy
                 self._process = spawned[0] if spawned else None
+                if self._tree is not None and self._process is not None:
+                    self._tree.leader = self._process.pid
                 session = await stack.enter_async_context(
                     ClientSession(_WatchedStream(read, self._stream_ended), write))
                 with anyio.fail_after(self.timeout_s):
@@ -139,13 +149,18 @@ class Connection:
     def _transport(self, stack: AsyncExitStack):
         config = self.config
         if isinstance(config, StdioServer):
-            env = {**child_env(), **self._values(config.env)}
+            env = {**child_env(), **self._values(config.env)}  # no provider keys
+            proctree.become_subreaper()  # its orphans come to us (found, ended, reaped)
+            self._tree = tree = proctree.Tree()
             params = StdioServerParameters(command=config.command, args=list(config.args),
-                                           env=env, cwd=self.cwd)
+                                           env=tree.env(env), cwd=self.cwd)
             # its stderr goes to the log file through the redactor (it may echo its env)
             self._stderr = stderr = RedactedLog(self.log_file, self.redactor,
                                                 name=f"mcp:{self.name}:stderr")
             stack.push_async_callback(asyncio.to_thread, stderr.close, STDERR_DRAIN_S)
+            # after the SDK stopped the server, before its stderr is drained (a child
+            # holding the pipe would hold that up)
+            stack.push_async_callback(_end_tree, tree)
             _probe_spawns()
             return stdio_client(params, errlog=stderr.fd)  # type: ignore[arg-type]
         from mcp.client.streamable_http import streamable_http_client
@@ -274,6 +289,21 @@ class Connection:
         if scope.cancelled_caught:
             raise McpFailure(f"MCP call timed out: {self.name}", timed_out=True)
         return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+async def _end_tree(tree: proctree.Tree) -> None:
+    """End what is left of a stdio server's tree (its children, wherever they went); SIGKILL
+    at once if that is interrupted."""
+    try:
+        if tree.anything_left() and tree.members():
+            await tree.end()
+        else:
+            proctree.reap()
+    except BaseException:
+        tree.end_now()
+        raise
+    finally:
+        tree.close()
 
 
 def _first(err: BaseException, kind: type) -> Any:

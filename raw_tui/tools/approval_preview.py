@@ -4,10 +4,11 @@ A tool folder may define `preview(args, ctx)` beside `describe_effects`. Dispatc
 only when policy decided `ask` and the call will be asked, in a daemon thread with a deadline
 (`run_preview`), and carries the result on the `approval_request` event (`bus.ApprovalPreview`).
 
-`preview` returns `{"files": [{"path", "operation", "before"?, "after"?, "diff"?, "note"?}]}`
-(or a `bus.ApprovalPreview`): for each file the whole text before and after the call ("" for
-a file that does not exist before, or no longer exists after), or a one-line `note` saying
-why there is none. The engine does the rest, the same way for every tool (`shape`): the
+`preview` returns `{"files": [{"path", "operation", "before"?, "after"?, "diff"?, "note"?,
+"before_sha256"?}]}` (or a `bus.ApprovalPreview`): for each file the whole text before and
+after the call ("" for a file that does not exist before, or no longer exists after), or a
+one-line `note` saying why there is none; `before_sha256` the hash of the bytes it found
+(what a tool's handler compares when the note shows no content). The engine does the rest, the same way for every tool (`shape`): the
 unified diff (lines split on `\\n` only, as write_file counts them), the bounds below, the
 symbolic links each path passes through. A preview that raises, returns something else or
 misses the deadline gives every file of the effects the note `no preview: ...`; it never
@@ -24,11 +25,12 @@ import os
 from typing import Any, Callable
 
 import msgspec
+import re2
 
 from ..bus import ApprovalPreview, FilePreview
 from ..jsonstrict import without_lone_surrogates
 from .patch import split_lines
-from .worker import Overdue, run_in_worker
+from .worker import Overdue, describe, run_in_worker
 
 DEADLINE_S = 3.0  # the preview is ready by then or replaced by notes
 MAX_READ_BYTES = 1024 * 1024  # what a tool's preview reads of one file (larger: a note)
@@ -43,6 +45,7 @@ MAX_PATH_CHARS = 4096  # PATH_MAX: a longer path names no file (clipped)
 MAX_OPERATION_CHARS = 64
 MAX_NAMES_CHARS = 64 * 1024  # paths, operations, links and notes of one preview together
 NOT_READY = "not ready after"  # the note of a preview that missed its deadline
+SHA256_HEX = re2.compile("[0-9a-f]{64}")  # a file's `before_sha256` (anything else: dropped)
 
 
 # ---------------------------------------------------------------------------- running
@@ -77,10 +80,26 @@ def compute(preview: Callable[[Any, Any], Any] | None, args: Any, ctx: Any,
             raise TypeError("preview must return synchronously")
         files = value.files if isinstance(value, ApprovalPreview) \
             else msgspec.convert(value, ApprovalPreview).files
-    except Exception as err:  # a preview never fails the call
-        return failed(effects, one_line(getattr(err, "message", None) or str(err)
-                                        or type(err).__name__))
+    except BaseException as err:  # a preview never fails the call (nor ends raw-tui:
+        # it runs in a worker thread, so even SystemExit and KeyboardInterrupt are its own)
+        return failed(effects, one_line(reason(err)))
     return shape(files)
+
+
+def reason(err: BaseException) -> str:
+    """What a failed preview says: a RawError's message, an exception's text, else
+    `TYPE: MESSAGE`."""
+    message = getattr(err, "message", None)
+    if isinstance(message, str) and message:
+        return message
+    if isinstance(err, Exception):
+        try:
+            text = str(err)
+        except Exception:
+            text = ""
+        if text:
+            return text
+    return describe(err)
 
 
 def failed(effects: Any, reason: str) -> ApprovalPreview:
@@ -128,13 +147,15 @@ def shape_file(item: FilePreview, budget: int) -> tuple[FilePreview, int]:
     links = symlink_hops(path)
     item = msgspec.structs.replace(item, operation=clip(encodable(item.operation),
                                                         MAX_OPERATION_CHARS))
+    digest = item.before_sha256 if SHA256_HEX.fullmatch(item.before_sha256) else ""
     if item.note or (item.diff == "" and (item.before is None or item.after is None)):
         note = clip(one_line(encodable(item.note)), MAX_NOTE_CHARS)
-        return FilePreview(path=path, operation=item.operation, note=note,
-                           symlinks=links), budget - len(note)
+        return FilePreview(path=path, operation=item.operation, note=note, symlinks=links,
+                           before_sha256=digest), budget - len(note)
     if budget < MIN_DIFF_CHARS:
         return FilePreview(path=path, operation=item.operation, symlinks=links,
-                           note="no preview: the preview is over its size limit"), budget
+                           note="no preview: the preview is over its size limit",
+                           before_sha256=digest), budget
     before = None if item.before is None else encodable(item.before)
     after = None if item.after is None else encodable(item.after)
     diff = encodable(item.diff) if item.diff else "".join(unified_diff(before, after, path))
@@ -147,7 +168,7 @@ def shape_file(item: FilePreview, budget: int) -> tuple[FilePreview, int]:
     else:
         before = after = None
     return FilePreview(path=path, operation=item.operation, before=before, after=after,
-                       diff=diff, symlinks=links), budget
+                       diff=diff, symlinks=links, before_sha256=digest), budget
 
 
 def unified_diff(before: str, after: str, path: str, *, created: bool = False,

@@ -13,11 +13,13 @@
 A failure at any step stops the call before the next. Each step is a method named after it;
 each failure is a `Stop` carrying the code and text of DECISIONS.md §3.
 
-The tool's synchronous code (`validate_args`, `describe_effects`, a plain `handler`) runs in a
-worker thread, never on the event loop, under `Deadlines` (5 s, 5 s, 600 s): past it the call
-stops with invalid_arguments / effects_error / tool_error; a cancel stops the wait at once
-(a plain handler gets 2 s to see `ctx.cancelled` and return). Code left running is said in
-a warning notice (raw_tui.tools.worker).
+The tool's synchronous code (the import of its module at first use, `validate_args`,
+`describe_effects`, a plain `handler`) runs in a worker thread, never on the event loop, under
+`Deadlines` (5 s, 5 s, 5 s, 600 s): past it the call stops with the stage's code
+(invalid_arguments / effects_error / tool_error); a cancel stops the wait at once (a plain
+handler gets 2 s to see `ctx.cancelled` and return). Code left running is said in a warning
+notice (raw_tui.tools.worker). Whatever tool code raises, `SystemExit` and
+`KeyboardInterrupt` included, is that call's error, never the end of the process.
 """
 
 from __future__ import annotations
@@ -80,6 +82,14 @@ def _replace_lone_surrogates(value: Any) -> Any:
     return fix(value)
 
 
+def _text(err: BaseException) -> str:
+    """An exception's message, even when its own `__str__` raises."""
+    try:
+        return str(err)
+    except Exception:
+        return type(err).__name__
+
+
 class Stop(Exception):
     """A step stopped the call."""
 
@@ -92,6 +102,7 @@ class Stop(Exception):
 class Deadlines:
     """How long a tool's synchronous code may run (raw_tui.tools.worker)."""
 
+    load_s: float = worker.LOAD_DEADLINE_S
     validate_s: float = worker.VALIDATE_DEADLINE_S
     effects_s: float = worker.EFFECTS_DEADLINE_S
     handler_s: float = worker.HANDLER_DEADLINE_S
@@ -247,7 +258,7 @@ class Dispatcher:
         custom = None
         if tool.has_validate_args:
             try:
-                validate = getattr(tool.module(), "validate_args", None)
+                validate = getattr(await self._module(call), "validate_args", None)
                 custom = None if validate is None else await self._tool_code(
                     call, "validate_args", self.deadlines.validate_s, validate,
                     copy.deepcopy(args))
@@ -257,7 +268,7 @@ class Dispatcher:
             except Stop:
                 raise
             except Exception as err:  # a validator that raises rejects the call
-                custom = f"{type(err).__name__}: {err}"
+                custom = worker.describe(err.error if isinstance(err, worker.Escaped) else err)
             if custom is not None and not isinstance(custom, str):
                 custom = f"validate_args returned {type(custom).__name__}, not a string"
         try:
@@ -277,8 +288,9 @@ class Dispatcher:
         if not tool.has_effects:
             return
         try:
+            describe = (await self._module(call)).describe_effects
             value = await self._tool_code(call, "describe_effects", self.deadlines.effects_s,
-                                          tool.module().describe_effects, call.arguments,
+                                          describe, call.arguments,
                                           self._context(call, pure=True))
         except worker.Overdue as late:
             raise Stop("effects", errors.EFFECTS_ERROR,
@@ -287,7 +299,7 @@ class Dispatcher:
             raise
         except Exception as err:
             raise Stop("effects", errors.EFFECTS_ERROR,
-                       f"cannot describe {tool.name}: {err}") from None
+                       f"cannot describe {tool.name}: {_text(err)}") from None
         if inspect.isawaitable(value):
             if inspect.iscoroutine(value):
                 value.close()
@@ -469,6 +481,7 @@ class Dispatcher:
         call_panels = ctx.panels
         try:
             try:
+                await self._module(call)
                 handler = tool.handler()
                 if inspect.iscoroutinefunction(handler):
                     value = handler(call.arguments, ctx)
@@ -483,10 +496,13 @@ class Dispatcher:
                 result = error_result(stop.code, stop.message)
             except worker.Overdue as late:
                 result = error_result(errors.TOOL_ERROR, f"{tool.name} failed: the handler {late}")
-            except Exception as err:
+            except BaseException as err:  # an async handler's SystemExit too: the call's error
+                if isinstance(err, asyncio.CancelledError):
+                    raise
+                err = worker.escaped(err)
                 code = getattr(err, "code", None)
                 result = error_result(code if isinstance(code, str) else errors.TOOL_ERROR,
-                                      f"{tool.name} failed: {err}")
+                                      f"{tool.name} failed: {_text(err)}")
             result, blocks = split_panel_blocks(result)
             lines = self._apply_panel_blocks(call_panels, blocks, only=not result.content)
         finally:
@@ -577,6 +593,30 @@ class Dispatcher:
                         arguments=call.arguments, effects=call.effects,
                         has_effects=call.tool.has_effects, source=call.source,
                         turn_id=call.turn_id)
+
+    async def _module(self, call: _Call) -> Any:
+        """The tool's entry module, imported at first use in a worker thread under
+        `deadlines.load_s` (its top-level code may block or spin: the loop goes on, a cancel
+        or a signal ends the wait). Past the deadline, the stage's Stop (see `_stage_error`).
+        An MCP tool, or one already imported, costs nothing."""
+        tool = call.tool
+        if getattr(tool, "loaded", True):
+            return getattr(tool, "_module", None)
+        try:
+            return await self._tool_code(call, "the import of its module", self.deadlines.load_s,
+                                         tool.module)
+        except worker.Overdue as late:
+            raise self._stage_error(call, f"its module did not load within {late.seconds:g} s") \
+                from None
+
+    def _stage_error(self, call: _Call, why: str) -> Stop:
+        """The Stop of the current stage for `why`, as its own failures read."""
+        stage, name = call.report.stage, call.tool.name
+        if stage == "validation":
+            return Stop(stage, errors.INVALID_ARGUMENTS, f"invalid arguments: {why}")
+        if stage == "effects":
+            return Stop(stage, errors.EFFECTS_ERROR, f"cannot describe {name}: {why}")
+        return Stop(stage, errors.TOOL_ERROR, f"{name} failed: {why}")
 
     async def _tool_code(self, call: _Call, what: str, deadline_s: float, fn, *args: Any,
                          grace_s: float = 0.0) -> Any:

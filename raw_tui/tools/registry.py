@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -23,6 +25,15 @@ def local_dir() -> Path:
     return Path(platformdirs.user_config_dir("raw", appauthor=False)) / "tools"
 
 
+class _NoBytecodeLoader(importlib.machinery.SourceFileLoader):
+    """No `__pycache__` written into the tool folder: running a tool writes nothing beside it
+    (the demo writes only into its scratch directory). Per module, unlike
+    `sys.dont_write_bytecode`, which an import that never ends would leave set for all."""
+
+    def set_data(self, path: str, data: bytes, *, _mode: int = 0o666) -> None:
+        return None
+
+
 @dataclass
 class ToolSpec:
     identity: str
@@ -36,6 +47,8 @@ class ToolSpec:
     has_preview: bool = False  # the entry defines `preview(args, ctx)` (run before asking)
     warnings: list[str] = field(default_factory=list)  # e.g. an unknown panel icon
     _module: ModuleType | None = None
+    _loading: threading.Lock = field(default_factory=threading.Lock, repr=False,
+                                     compare=False)
 
     @property
     def name(self) -> str:
@@ -61,26 +74,34 @@ class ToolSpec:
     def has_effects(self) -> bool:
         return self.manifest.effects_schema is not None
 
+    @property
+    def loaded(self) -> bool:
+        """The entry module is imported: `module()` runs no tool code any more."""
+        return self._module is not None
+
     def module(self) -> ModuleType:
-        """Import the entry module on first use (loading a config never runs tool code)."""
-        if self._module is None:
+        """Import the entry module on first use (loading a config never runs tool code).
+        Its top-level code is the tool author's: dispatch calls this in a worker thread under
+        a deadline (raw_tui.tools.worker), never on the event loop. One import at a time: a
+        second caller waits for the first (and is abandoned at its own deadline)."""
+        if self._module is not None:
+            return self._module
+        with self._loading:
+            if self._module is not None:
+                return self._module
             mod_name = f"raw_tui_tool_{abs(hash(str(self.entry))):x}_{self.folder.name}"
-            spec = importlib.util.spec_from_file_location(mod_name, self.entry)
+            spec = importlib.util.spec_from_file_location(
+                mod_name, self.entry, loader=_NoBytecodeLoader(mod_name, str(self.entry)))
             assert spec and spec.loader
             module = importlib.util.module_from_spec(spec)
             sys.modules[mod_name] = module
-            # no __pycache__ written into the tool folder: running a tool writes nothing
-            # beside it (the demo writes only into its scratch directory)
-            saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True
             try:
                 spec.loader.exec_module(module)
             except BaseException:
                 sys.modules.pop(mod_name, None)
                 raise
-            finally:
-                sys.dont_write_bytecode = saved
             self._module = module
-        return self._module
+            return module
 
     def handler(self) -> Any:
         """`handler(args, ctx)` of the entry module (an MCP tool has its own)."""

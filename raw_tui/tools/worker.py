@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from ..cancel import Cancelled
 
+LOAD_DEADLINE_S = 5.0  # importing a tool's module (its top-level code), at first use
 VALIDATE_DEADLINE_S = 5.0  # validate_args
 EFFECTS_DEADLINE_S = 5.0  # describe_effects
 HANDLER_DEADLINE_S = 600.0  # a plain handler (bash's longest command timeout)
@@ -36,6 +37,30 @@ class Overdue(Exception):
     def __init__(self, seconds: float) -> None:
         super().__init__(f"did not return within {seconds:g} s")
         self.seconds = seconds
+
+
+class Escaped(Exception):
+    """Tool code raised a `BaseException` that is not an `Exception` (`SystemExit`,
+    `KeyboardInterrupt`, `GeneratorExit`, ...): handed to the caller as a plain error of that
+    call, never as the end of raw-tui. Its text is `TYPE: MESSAGE`."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(describe(error))
+        self.error = error
+
+
+def describe(error: BaseException) -> str:
+    """`TYPE: MESSAGE` (or `TYPE`) of an exception, even one whose `str()` raises."""
+    try:
+        text = str(error)
+    except Exception:  # a tool's own exception class may break its own __str__
+        text = ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def escaped(error: BaseException) -> Exception:
+    """`error` as an `Exception` (an `Escaped` when it is not one)."""
+    return error if isinstance(error, Exception) else Escaped(error)
 
 
 class _Job:
@@ -60,8 +85,8 @@ class _Job:
         worker's last steps come before the wake-up, so the caller does not wait for them."""
         try:
             self.value = self.fn(*self.args)
-        except BaseException as err:  # handed to the caller as it is
-            self.error = err
+        except BaseException as err:  # handed to the caller, as an Exception (Escaped)
+            self.error = escaped(err)
         then()
         with self.lock:
             self.finished = True
@@ -204,7 +229,8 @@ def stuck() -> int:
 
 async def run_in_worker(fn: Callable[..., Any], *args: Any, deadline_s: float | None,
                         cancel: asyncio.Event | None = None, grace_s: float = 0.0) -> Any:
-    """`fn(*args)` in a worker thread: its value (or its exception), `Overdue` after
+    """`fn(*args)` in a worker thread: its value (or its exception, a `BaseException` that is
+    not an `Exception` as `Escaped`), `Overdue` after
     `deadline_s`, or `Cancelled` when `cancel` is set and `fn` has not returned `grace_s`
     later. If the awaiting task is cancelled, `fn` is abandoned and the cancellation goes on."""
     if deadline_s is not None and deadline_s <= 0:

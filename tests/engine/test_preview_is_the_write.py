@@ -152,3 +152,66 @@ async def test_a_preview_past_its_deadline_does_not_block_the_write(tmp_path):
     assert asked(events).preview.files[0].note.startswith("no preview: not ready")
     assert not report.result.isError, report.message
     assert target.read_text() == "a\nb\n"
+
+
+class SwapsBytesThenAllows(FixedApprover):
+    """Approves, but while the modal is open the file gets other bytes of the same size."""
+
+    def __init__(self, path, data):
+        super().__init__(True)
+        self.path, self.data = path, data
+
+    async def approve(self, request):
+        assert len(self.data) == self.path.stat().st_size
+        self.path.write_bytes(self.data)
+        return await super().approve(request)
+
+
+BINARY = bytes(range(256)) * 4  # not UTF-8: its preview is a note, not a diff
+BIG = "".join(f"row {i:07d}\n" for i in range(100_000))  # 1.2 MB: past the preview's read
+
+
+def big_edit() -> dict:
+    return {"operations": [{"mode": "replace_text", "path": "big.txt",
+                            "old_text": "row 0000007\n", "new_text": "seven\n"}]}
+
+
+def binary_edit() -> dict:
+    return {"operations": [{"mode": "append", "path": "blob.bin", "content": "tail\n"}]}
+
+
+async def test_a_binary_file_swapped_for_same_size_bytes_while_asking_is_not_written(tmp_path):
+    target = tmp_path / "blob.bin"
+    target.write_bytes(BINARY)
+    swapped = bytes(reversed(BINARY))
+    report, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", binary_edit(),
+                                    approver=SwapsBytesThenAllows(target, swapped))
+    assert "not UTF-8 text" in asked(events).preview.files[0].note
+    assert target.read_bytes() == swapped  # nothing written over bytes nobody saw
+    assert report.result.isError and "changed since its preview was approved" in report.message
+
+
+async def test_one_character_changed_in_a_large_file_while_asking_is_not_written(tmp_path):
+    target = tmp_path / "big.txt"
+    target.write_text(BIG)
+    assert len(BIG) > 1_100_000
+    changed = BIG.replace("row 0050000", "row 0050001", 1)
+    report, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", big_edit(),
+                                    approver=SwapsBytesThenAllows(target, changed.encode()))
+    assert "can be read" in asked(events).preview.files[0].note
+    assert target.read_text() == changed
+    assert report.result.isError and "changed since its preview was approved" in report.message
+
+
+async def test_a_binary_or_large_file_unchanged_while_asking_is_written(tmp_path):
+    (tmp_path / "blob.bin").write_bytes(BINARY)
+    (tmp_path / "big.txt").write_text(BIG)
+    for args, check in ((binary_edit(), lambda: (tmp_path / "blob.bin").read_bytes()
+                         == BINARY + b"tail\n"),
+                        (big_edit(), lambda: (tmp_path / "big.txt").read_text()
+                         == BIG.replace("row 0000007\n", "seven\n"))):
+        report, events = await dispatch(agent_with(tmp_path), tmp_path, "write_file", args)
+        assert asked(events).preview.files[0].note  # shown as a note, and yet
+        assert len(asked(events).preview.files[0].before_sha256) == 64
+        assert not report.result.isError, report.message
+        assert check()

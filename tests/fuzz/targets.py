@@ -628,6 +628,7 @@ def targets() -> list[Target]:
     from raw_tui.hooks.response import InvalidOutput
     from raw_tui.models.base import ModelError
     from raw_tui.panels import PanelError
+    from tests.fuzz.stream_targets import stream_targets
 
     return [
         Target("raw.json", _raw_json_inputs(), _raw_json_run, (ConfigError,)),
@@ -644,6 +645,7 @@ def targets() -> list[Target]:
                                             _anthropic_stream()),
                _sse_run("anthropic-messages"), (ModelError,)),
         Target("scripted-model", _script_inputs(), _script_run, (ConfigError,)),
+        *stream_targets(_scratch, Target),  # ACP lines, host frames (tests/fuzz/stream_targets.py)
     ]
 
 

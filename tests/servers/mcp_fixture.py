@@ -3,7 +3,8 @@
 Environment: MCP_LABEL (text in echoes), MCP_COUNT (hidden tools, default 2), MCP_MODE
 (`crash` exits at start, `hang` never answers, `garbage` prints garbage instead of answering,
 `cycle` repeats a list cursor, `duplicate` lists a name twice, `badschema` gives one tool an
-invalid schema), MCP_PID_FILE (its pid is written there), MCP_IGNORE_EOF (it outlives its stdin and ignores
+invalid schema), MCP_PID_FILE (its pid is written there), MCP_CHILDREN=N (it starts `sleep N`
+and `setsid sleep N`, left running when it exits), MCP_IGNORE_EOF (it outlives its stdin and ignores
 SIGTERM), MCP_EVENTS (a file where requests and
 notifications are appended, one method a line). Tools: `echo {value}`, `hidden_N`, and `sleepy`
 (a schema with a number); the list comes in two pages.
@@ -33,6 +34,13 @@ lock = threading.Lock()
 if os.environ.get("MCP_PID_FILE"):
     with open(os.environ["MCP_PID_FILE"], "w") as f:
         f.write(str(os.getpid()))
+if os.environ.get("MCP_CHILDREN"):  # leaves `sleep N` running: in its group, and setsid'd
+    import subprocess
+
+    for argv in (["sleep", os.environ["MCP_CHILDREN"]],
+                 ["setsid", "sleep", os.environ["MCP_CHILDREN"]]):
+        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
 sys.stderr.write(f"fixture {LABEL} starting: THIS-IS-SERVER-STDERR\n")
 sys.stderr.flush()
 if MODE == "crash":

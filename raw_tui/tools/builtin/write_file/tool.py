@@ -318,8 +318,11 @@ def check_as_approved(plan: Plan, args: Any, ctx: Any) -> None:
                                        f"{approval_preview.MAX_READ_BYTES} can be read")
         return data
 
-    now = approval_preview.compute(lambda a, c: preview_with(a, c.cwd, as_read), args, ctx,
-                                   ctx.effects)
+    def digest(path: str) -> str:  # of the bytes the handler's plan starts from
+        return sha256_of(plan.originals[path]) if path in plan.originals else disk_sha256(path)
+
+    now = approval_preview.compute(lambda a, c: preview_with(a, c.cwd, as_read, digest), args,
+                                   ctx, ctx.effects)
     if now != approved:
         changed = [old.path for old, new in zip(approved.files, now.files) if old != new]
         name = changed[0] if changed else "a file"
@@ -331,24 +334,50 @@ def preview(args: Any, ctx: Any) -> dict[str, Any]:
     """`{files: [{path, operation, before, after} | {path, operation, note}]}`: the plan the
     handler would write (plan_call with bounded reads), file by file. Raises what the
     handler would raise (the engine turns it into a note on every file)."""
-    return preview_with(args, ctx.cwd, read_for_preview)
+    return preview_with(args, ctx.cwd, read_for_preview, disk_sha256)
 
 
-def preview_with(args: Any, cwd: str, read_file: Reader) -> dict[str, Any]:
-    plan = plan_call(args, cwd, read_file)
+def preview_with(args: Any, cwd: str, read_file: Reader,
+                 digest: Callable[[str], str]) -> dict[str, Any]:
+    """Each file's entry carries `before_sha256`, the hash of what it holds (`digest` where
+    the plan read nothing of it): a note (a binary file, a file past the preview's read
+    bound, a plan that fails) then still stands for one content, not for any of its size."""
+    pairs = effect_pairs(args, cwd)
+    try:
+        plan = plan_call(args, cwd, read_file)
+    except RawError as err:  # the note on every file, as the engine gives it (`failed`)
+        note = f"no preview: {approval_preview.one_line(err.message)}"
+        return {"files": [{"path": path, "operation": op, "note": note,
+                           "before_sha256": digest(path)}
+                          for path, op in dict.fromkeys(pairs)]}
     operations: dict[str, str] = {}
-    for path, operation in effect_pairs(args, cwd):
+    for path, operation in pairs:
         operations.setdefault(path, operation)
-    return {"files": [file_preview(plan, path, operations.get(path, "write"))
+    return {"files": [file_preview(plan, path, operations.get(path, "write"), digest)
                       for path in plan.order]}
 
 
-def file_preview(plan: Plan, path: str, operation: str) -> dict[str, Any]:
+def sha256_of(data: bytes | None) -> str:
+    return "" if data is None else hashlib.sha256(data).hexdigest()
+
+
+def disk_sha256(path: str) -> str:
+    """The hash of the regular file at `path` as the handler would read it ("" for no file,
+    or one it could not read)."""
+    try:
+        return sha256_of(read_for_edit(path))
+    except RawError:
+        return ""
+
+
+def file_preview(plan: Plan, path: str, operation: str,
+                 digest: Callable[[str], str]) -> dict[str, Any]:
     entry: dict[str, Any] = {"path": path, "operation": operation}
     try:
         before = plan.originals[path] if path in plan.originals else plan.read_file(path)
     except RawError as err:
-        return {**entry, "note": f"no preview: {err.message}"}
+        return {**entry, "note": f"no preview: {err.message}", "before_sha256": digest(path)}
+    entry["before_sha256"] = sha256_of(before)
     after = plan.state[path]
     try:
         entry["before"] = (before or b"").decode("utf-8")
