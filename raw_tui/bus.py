@@ -177,6 +177,9 @@ class PanelState(Event, tag="panel_state"):
     title: str | msgspec.UnsetType = _UNSET  # the declaration's title
     icon: str | msgspec.UnsetType = _UNSET
     actions: list[Any] | msgspec.UnsetType = _UNSET  # the declaration's actions
+    # the call whose update made this state: a chat panel written by another call is drawn
+    # anew where that call is (docs/decisions/call-ids.md)
+    call_id: str | msgspec.UnsetType = _UNSET
 
 
 class HooksReload(Event, tag="hooks_reload"):

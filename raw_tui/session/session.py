@@ -115,6 +115,9 @@ class Session:
             self.provider.position = min(requests_made(history[since + 1:]),
                                          len(self.provider.steps))
         self.conversation = Conversation.from_events(history or [])
+        # every call's own key: a provider's id again (a replay, a per-response counter)
+        # gets a fresh one (session/call_ids.py)
+        self.call_ids = self.conversation.call_ids
         self.state = "idle"
         self.step = 0
         self.turn_id: str | None = None  # the running turn's id
@@ -494,6 +497,8 @@ class Session:
     async def _model_request(self, turn_id: str) -> tuple[str, list[ToolCallRequest]]:
         text, calls = await self._stream(turn_id, self.conversation.messages(),
                                          self._tool_definitions())
+        for call in calls:
+            call.id = self.call_ids.key(call.id)
         self.bus.publish(ev.AssistantText(text=text, turn_id=turn_id))
         self._publish_usage(turn_id)
         if self.last_stop_reason == STOP_MAX_TOKENS:
