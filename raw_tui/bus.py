@@ -155,6 +155,9 @@ class InteractionRequest(Event, tag="interaction_request"):
 class InteractionSettled(Event, tag="interaction_settled"):
     request_id: str
     status: str
+    # raw-tui: the answers of an answered request (as the tool got them), so that a form
+    # drawn again from the history (a resumed session, an attach) shows what was answered
+    answers: dict[str, Any] | msgspec.UnsetType = _UNSET
 
 
 class RunEnd(Event, tag="run_end"):

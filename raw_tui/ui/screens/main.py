@@ -455,12 +455,13 @@ class MainScreen(Screen):
         if replayed:
             view = self.panel_view(replayed, attached=False)
             if view is not None:
-                view.show_settled(event.status)
+                view.show_settled(event.status, _get(getattr(event, "answers", None)))
         panel = self.questions.pop(event.request_id, None)
         self.count_pending()
         for form in self.query("FormView"):
             if form.request_id == event.request_id:
                 had_focus = self.focused is not None and form in self.focused.ancestors_with_self
+                form.show_answers(_get(getattr(event, "answers", None)))  # another client's
                 form.deactivate(event.status)
                 if had_focus:
                     self.focus_composer()
