@@ -372,8 +372,10 @@ def _leaving_hint(transport: Any, opened: list, cwd: str | None) -> str | None:
     session_id = transport.info.session_id
     if getattr(transport, "quit_sent", True):
         return resume_hint(session_id, cwd)
+    from .program import program
+
     return (f"raw-tui: session {session_id} is still running (detached). "
-            f"Attach to it with: raw-tui attach {session_id}")
+            f"Attach to it with: {program()} attach {session_id}")
 
 
 def _transport(args) -> Any:
@@ -437,9 +439,12 @@ def resume_hint(session_id: str, cwd: str | None) -> str:
     """What the user types to come back to the session they just left."""
     import shlex
 
+    from .program import program
+
     where = f"--cwd {shlex.quote(cwd)} " if cwd else ""
-    return (f"raw-tui: session {session_id} saved. Continue it with: raw-tui {where}--continue"
-            f"  (or from anywhere: raw-tui --resume {session_id})")
+    me = program()
+    return (f"raw-tui: session {session_id} saved. Continue it with: {me} {where}--continue"
+            f"  (or from anywhere: {me} --resume {session_id})")
 
 
 def load(args, *, client_mcp: bool = False) -> Any:
