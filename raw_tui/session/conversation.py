@@ -152,16 +152,24 @@ def answer_every_call(messages: list[Message]) -> list[Message]:
     return out
 
 
-def requests_made(events: list[ev.Event]) -> int:
-    """How many model requests a saved session made: each attachment's turns made as many as
-    their highest step (a step is published before its request starts, so a request cut off
-    by a cancel or a crash counts), plus one per compaction."""
-    total = highest = 0
+def request_prompts(events: list[ev.Event], compaction_prompt: str) -> list[str]:
+    """What each model request of a saved session answered, in order: the turn's user
+    message (as the model read it, notes first) for a turn's first request, `""` for one
+    answering tool results, `compaction_prompt` for a compaction's. Each attachment's turns
+    made as many requests as their highest step (a step is published before its request
+    starts, so a request cut off by a cancel or a crash counts). A scripted model replays
+    these to stand where it stood."""
+    out: list[str] = []
+    highest, prompt = 0, ""
     for event in events:
         if isinstance(event, ev.TurnState) and event.state in ("running", "cancelling"):
+            for step in range(highest + 1, event.step + 1):
+                out.append(prompt if step == 1 else "")
             highest = max(highest, event.step)
+        elif isinstance(event, ev.UserMessage):
+            prompt = user_text(event.text, event.notes if isinstance(event.notes, list) else None)
         elif isinstance(event, (ev.RunEnd, ev.SessionStart)):
-            total, highest = total + highest, 0
+            highest, prompt = 0, ""
         elif isinstance(event, ev.Compaction) and event.summary:  # not a /clear
-            total += 1
-    return total + highest
+            out.append(compaction_prompt)  # (an automatic one needs a model reporting Usage)
+    return out

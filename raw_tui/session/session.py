@@ -29,7 +29,7 @@ from ..cancel import Cancelled, unless_cancelled
 from ..redact import Redactor
 from ..tools.dispatch import Dispatcher
 from .approver import BusApprover
-from .conversation import Conversation, requests_made
+from .conversation import Conversation, request_prompts
 from .prompt import system_prompt
 
 DEFAULT_KEEP_TURNS = 2
@@ -107,13 +107,12 @@ class Session:
                                     cwd=cwd, agents=list(getattr(config, "agents", {})),
                                     models=list(getattr(config, "models", {})))
         self.provider = provider or make_provider(_model_spec(agent))
-        if history and hasattr(self.provider, "position"):
+        if history and hasattr(self.provider, "replay"):
             # a scripted model continues where the saved session left it (a switched-to
             # model started at its first line: count from the last switch)
             since = max((i for i, e in enumerate(history) if isinstance(e, ev.AgentModel)),
                         default=-1)
-            self.provider.position = min(requests_made(history[since + 1:]),
-                                         len(self.provider.steps))
+            self.provider.replay(request_prompts(history[since + 1:], COMPACT_INSTRUCTION))
         self.conversation = Conversation.from_events(history or [])
         # every call's own key: a provider's id again (a replay, a per-response counter)
         # gets a fresh one (session/call_ids.py)

@@ -38,6 +38,7 @@ def test_the_demo_again_draws_its_own_blocks_and_a_blank_form(place):
         tmux.wait_for(lambda s: "All done. Try a panel action" in s and "idle" in status_line(s))
         # one write_file block per run
         tmux.keys("C-f")
+        tmux.wait_for("search the chat")
         tmux.type("note.txt")
         tmux.wait_for(" 1/2")
         tmux.keys("Escape")
