@@ -366,16 +366,30 @@ def _leaving_hint(transport: Any, opened: list, cwd: str | None) -> str | None:
     """What to type to come back: `attach` to a session left running in its host, else
     `--continue` / `--resume` of the saved one. None when no session was opened."""
     if opened:
-        return resume_hint(opened[-1].session_id, cwd) if opened[-1].store is not None else None
+        return resume_hint(opened[-1].session_id, cwd) if opened[-1].saved else None
     if not getattr(transport, "ready", False):
         return None
     session_id = transport.info.session_id
     if getattr(transport, "quit_sent", True):
-        return resume_hint(session_id, cwd)
+        # a session left before anything happened in it was not saved (session/keeper.py)
+        return resume_hint(session_id, cwd) if _saved(session_id) else None
     from .program import program
 
     return (f"raw-tui: session {session_id} is still running (detached). "
             f"Attach to it with: {program()} attach {session_id}")
+
+
+def _saved(session_id: str) -> bool:
+    from .session.store import HistoryStore
+
+    try:
+        store = HistoryStore()
+    except Exception:  # the history cannot be read: say how to come back all the same
+        return True
+    try:
+        return store.get(session_id) is not None
+    finally:
+        store.close()
 
 
 def _transport(args) -> Any:
