@@ -63,6 +63,9 @@ class ToolCall(Event, tag="tool_call"):
     # gave it; absent when the call stopped before the policy step
     policy: Literal["allow", "ask"] | msgspec.UnsetType = _UNSET
     rule: int | msgspec.UnsetType = _UNSET
+    # raw-tui: what the call does, in one line (`write_file note.txt`, `bash: ls -la`),
+    # computed by the engine (tools/summary.py); a client shows it, the arguments on request
+    summary: str | msgspec.UnsetType = _UNSET
 
 
 class FilePreview(msgspec.Struct, omit_defaults=True):

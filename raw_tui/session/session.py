@@ -594,8 +594,11 @@ class Session:
     def _synthetic_result(self, turn_id: str, call: ToolCallRequest, code: str, text: str) -> None:
         tool = self.agent.tools.find(call.name)
         arguments: Any = call.raw_arguments if call.raw_arguments is not None else call.arguments
+        from ..tools.summary import generic
+
         self.bus.publish(ev.ToolCall(call_id=call.id, identity=tool.identity if tool else call.name,
-                                     name=call.name, arguments=arguments, turn_id=turn_id))
+                                     name=call.name, arguments=arguments, turn_id=turn_id,
+                                     summary=generic(tool, call.name, arguments)))
         content = [{"type": "text", "text": text}]
         self.bus.publish(ev.ToolResultEvent(call_id=call.id, isError=True, code=code,
                                             content=content, turn_id=turn_id))
