@@ -63,6 +63,9 @@ class ToolCall(Event, tag="tool_call"):
     # gave it; absent when the call stopped before the policy step
     policy: Literal["allow", "ask"] | msgspec.UnsetType = _UNSET
     rule: int | msgspec.UnsetType = _UNSET
+    # raw-tui: what the call does, in one line (`write_file note.txt`, `bash: ls -la`),
+    # computed by the engine (tools/summary.py); a client shows it, the arguments on request
+    summary: str | msgspec.UnsetType = _UNSET
 
 
 class FilePreview(msgspec.Struct, omit_defaults=True):
@@ -186,6 +189,9 @@ class InteractionRequest(Event, tag="interaction_request"):
 class InteractionSettled(Event, tag="interaction_settled"):
     request_id: str
     status: str
+    # raw-tui: the answers of an answered request (as the tool got them), so that a form
+    # drawn again from the history (a resumed session, an attach) shows what was answered
+    answers: dict[str, Any] | msgspec.UnsetType = _UNSET
 
 
 class RunEnd(Event, tag="run_end"):
@@ -208,6 +214,9 @@ class PanelState(Event, tag="panel_state"):
     title: str | msgspec.UnsetType = _UNSET  # the declaration's title
     icon: str | msgspec.UnsetType = _UNSET
     actions: list[Any] | msgspec.UnsetType = _UNSET  # the declaration's actions
+    # the call whose update made this state: a chat panel written by another call is drawn
+    # anew where that call is (docs/decisions/call-ids.md)
+    call_id: str | msgspec.UnsetType = _UNSET
 
 
 class HooksReload(Event, tag="hooks_reload"):

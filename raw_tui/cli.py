@@ -391,14 +391,30 @@ def _leaving_hint(transport: Any, opened: list, cwd: str | None) -> str | None:
     """What to type to come back: `attach` to a session left running in its host, else
     `--continue` / `--resume` of the saved one. None when no session was opened."""
     if opened:
-        return resume_hint(opened[-1].session_id, cwd) if opened[-1].store is not None else None
+        return resume_hint(opened[-1].session_id, cwd) if opened[-1].saved else None
     if not getattr(transport, "ready", False):
         return None
     session_id = transport.info.session_id
     if getattr(transport, "quit_sent", True):
-        return resume_hint(session_id, cwd)
+        # a session left before anything happened in it was not saved (session/keeper.py)
+        return resume_hint(session_id, cwd) if _saved(session_id) else None
+    from .program import program
+
     return (f"raw-tui: session {session_id} is still running (detached). "
-            f"Attach to it with: raw-tui attach {session_id}")
+            f"Attach to it with: {program()} attach {session_id}")
+
+
+def _saved(session_id: str) -> bool:
+    from .session.store import HistoryStore
+
+    try:
+        store = HistoryStore()
+    except Exception:  # the history cannot be read: say how to come back all the same
+        return True
+    try:
+        return store.get(session_id) is not None
+    finally:
+        store.close()
 
 
 def _transport(args, in_process=None) -> Any:
@@ -482,9 +498,12 @@ def resume_hint(session_id: str, cwd: str | None) -> str:
     """What the user types to come back to the session they just left."""
     import shlex
 
+    from .program import program
+
     where = f"--cwd {shlex.quote(cwd)} " if cwd else ""
-    return (f"raw-tui: session {session_id} saved. Continue it with: raw-tui {where}--continue"
-            f"  (or from anywhere: raw-tui --resume {session_id})")
+    me = program()
+    return (f"raw-tui: session {session_id} saved. Continue it with: {me} {where}--continue"
+            f"  (or from anywhere: {me} --resume {session_id})")
 
 
 def load(args, *, client_mcp: bool = False) -> Any:

@@ -79,19 +79,34 @@ def latest_live(cwd: str, live: dict[str, protocol.Status] | None = None
 
 def attach_target(args: Any) -> protocol.Status:
     """`raw-tui attach [ID]`: the host to attach to, or NotLive saying why not."""
+    from ..program import program
+
     live = live_sessions()
     wanted = getattr(args, "session_id", None)
+    me = program()
     if wanted:
         status = live.get(wanted)
         if status is None:
-            raise NotLive(f"session {wanted} is not live (raw-tui --resume {wanted} reopens "
+            raise NotLive(f"session {wanted} is not live ({me} --resume {wanted} reopens "
                           f"it from its history)")
         return status
     status = latest_live(str(args.cwd_path), live)
     if status is None:
-        raise NotLive(f"no live session in {args.cwd_path} (raw-tui sessions list shows "
-                      f"them all)")
+        raise NotLive(f"no live session in {args.cwd_path}" + _elsewhere(live, me))
     return status
+
+
+def _elsewhere(live: dict[str, protocol.Status], me: str) -> str:
+    """The live sessions of other directories, one a line, and how to attach to one."""
+    if not live:
+        return f" ({me} sessions list shows them all)"
+    from ..termsafe import escape_controls
+
+    lines = [f"; live elsewhere ({me} attach ID):"]
+    for sid, status in sorted(live.items(), key=lambda item: item[1].cwd):
+        lines.append(f"  {sid}  {escape_controls(status.cwd, keep_lines=False)}  "
+                     f"({status.state})")
+    return "\n".join(lines)
 
 
 def offer_attach(args: Any, *, stdin=None, out=None) -> str | None:

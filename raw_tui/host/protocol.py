@@ -111,7 +111,7 @@ class Status(Frame, tag="status"):
     session_id: str
     cwd: str
     agent: str
-    state: str  # running | waiting for approval | idle
+    state: str  # running | waiting for approval | waiting for a question | idle
     clients: int
     pid: int
 

@@ -182,9 +182,12 @@ class SessionHost:
 
     @property
     def state(self) -> str:
-        """What `sessions list` says: waiting for approval, running, idle."""
-        if self.approvals or self.questions:
+        """What `sessions list` says: waiting for approval, waiting for a question, running,
+        idle."""
+        if self.approvals:
             return "waiting for approval"
+        if self.questions:
+            return "waiting for a question"
         if self.session.busy:
             return "running"
         return "idle"

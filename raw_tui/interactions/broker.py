@@ -166,6 +166,8 @@ class Interactions:
         if not request.future.done():
             request.future.set_result(request.ack)
         event = InteractionSettled(request_id=request.view.request_id, status=status)
+        if answers is not None:
+            event.answers = dict(answers)
         if request.view.turn_id is not None:
             event.turn_id = request.view.turn_id
         self.bus.publish(event)

@@ -19,9 +19,16 @@ Decisions where §9 is silent:
   `position` (0-based index of the next line) can be read and set, so a resumed session
   can continue where it was.
 - The scripted model reports no Usage. `delay_ms` (default 0) paces the deltas.
-- `when_done` (the model entry's optional text): what the model answers once the script has
-  run out, on every request, instead of empty text; a prompt that is exactly `again` then
-  replays the script from its first line. The demo sets it, so it never goes silent.
+- `after_error` (a line's optional `{text?, tool_calls?}`): what the line says instead when
+  a result of the model's previous tool calls was an error (a denied write, a cancelled
+  question), as a model reading its results would.
+- `prompt` (an RE2 pattern): the line is an answer, not a step: a request answering a user
+  message the pattern finds (unanchored search) gets it, at any point of the script, and
+  the script does not move on. The first such line that matches wins.
+- `when_done` (the model entry's optional text): once the script has run out, a user
+  message replays the script from its first line, this text first (its own paragraph);
+  a request that answers tool results gets empty text. The demo sets it, so every prompt
+  after its end makes sense.
 """
 
 from __future__ import annotations
@@ -59,9 +66,14 @@ class ScriptCall(msgspec.Struct, forbid_unknown_fields=True):
     id: str | None = None
 
 
-class ScriptLine(msgspec.Struct, forbid_unknown_fields=True):
+class ScriptReply(msgspec.Struct, forbid_unknown_fields=True):
     text: str = ""
     tool_calls: list[ScriptCall] = msgspec.field(default_factory=list)
+
+
+class ScriptLine(ScriptReply, forbid_unknown_fields=True):
+    prompt: str | None = None  # an RE2 pattern: an answer line, not a step
+    after_error: ScriptReply | None = None  # instead, after a failed tool result
 
 
 class ScriptStep(msgspec.Struct, frozen=True):
@@ -69,6 +81,14 @@ class ScriptStep(msgspec.Struct, frozen=True):
 
     text: str
     tool_calls: tuple[ToolCallRequest, ...]
+    after_error: "ScriptStep | None" = None
+    prompt: Any = None  # the compiled pattern of an answer line
+
+
+class Script(list):
+    """The steps of a script, in order; `answers` holds its answer lines (`prompt`)."""
+
+    answers: list[ScriptStep]
 
 
 MAX_SCRIPT_BYTES = 16 * 1024 * 1024
@@ -105,17 +125,45 @@ def script_from_list(lines: list[Any], name: str = "<script>") -> list[ScriptSte
     return build_steps([(f"{name}:{n}", value) for n, value in enumerate(lines, start=1)])
 
 
-def build_steps(entries: list[tuple[str, Any]]) -> list[ScriptStep]:
-    steps: list[ScriptStep] = []
+def build_steps(entries: list[tuple[str, Any]]) -> Script:
+    steps = Script()
+    steps.answers = []
     counter = 0
+
+    def step(where: str, reply: ScriptReply, prefix: str = "", **extra: Any) -> ScriptStep:
+        nonlocal counter
+        calls = []
+        for index, call in enumerate(reply.tool_calls):
+            counter += 1
+            calls.append(make_call(where, index, call, call.id or f"call_{counter}",
+                                   prefix=prefix))
+        return ScriptStep(text=reply.text, tool_calls=tuple(calls), **extra)
+
     for where, value in entries:
         line = convert_line(where, value)
-        calls = []
-        for index, call in enumerate(line.tool_calls):
-            counter += 1
-            calls.append(make_call(where, index, call, call.id or f"call_{counter}"))
-        steps.append(ScriptStep(text=line.text, tool_calls=tuple(calls)))
+        alternative = None
+        if line.after_error is not None:
+            alternative = step(where, line.after_error, "after_error.")
+        made = step(where, line, after_error=alternative,
+                    prompt=None if line.prompt is None else compile_prompt(where, line.prompt))
+        (steps if made.prompt is None else steps.answers).append(made)
     return steps
+
+
+def compile_prompt(where: str, pattern: str) -> Any:
+    """A line's `prompt` as an RE2 pattern (a script is the user's: never stdlib re)."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as exc:
+        detail = exc.args[0] if exc.args else exc
+        if isinstance(detail, bytes):
+            detail = detail.decode("utf-8", "replace")
+        raise ConfigError(f"not a valid RE2 pattern: {detail}", file=where,
+                          path="prompt") from None
 
 
 def convert_line(where: str, value: Any) -> ScriptLine:
@@ -128,7 +176,8 @@ def convert_line(where: str, value: Any) -> ScriptLine:
         raise ConfigError(detail, file=where, path=at.rstrip("`").lstrip(".")) from None
 
 
-def make_call(where: str, index: int, call: ScriptCall, call_id: str) -> ToolCallRequest:
+def make_call(where: str, index: int, call: ScriptCall, call_id: str,
+              prefix: str = "") -> ToolCallRequest:
     if isinstance(call.arguments, dict):
         return ToolCallRequest(id=call_id, name=call.name, arguments=call.arguments)
     if isinstance(call.arguments, str):
@@ -136,13 +185,21 @@ def make_call(where: str, index: int, call: ScriptCall, call_id: str) -> ToolCal
     raise ConfigError(
         "arguments must be an object (or a string of JSON text)",
         file=where,
-        path=f"tool_calls[{index}].arguments",
+        path=f"{prefix}tool_calls[{index}].arguments",
     )
 
 
 def last_prompt(messages: list[Message]) -> str:
     """The user's text when the request answers a prompt (not a tool result), else ''."""
     return messages[-1].text if messages and messages[-1].role == "user" else ""
+
+
+def results_failed(messages: list[Message]) -> bool:
+    """A result of the last response with tool calls was an error."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "assistant" and messages[index].tool_calls:
+            return any(m.role == "tool" and m.is_error for m in messages[index + 1:])
+    return False
 
 
 def words(text: str) -> list[str]:
@@ -156,6 +213,7 @@ class ScriptedModel:
     def __init__(self, steps: list[ScriptStep], *, delay_ms: int = 0, source: str = "<script>",
                  when_done: str = "") -> None:
         self.steps = list(steps)
+        self.answers: list[ScriptStep] = list(getattr(steps, "answers", ()))
         self.when_done = when_done
         self.delay_ms = delay_ms
         self.source = source
@@ -197,16 +255,33 @@ class ScriptedModel:
     def exhausted(self) -> bool:
         return self._position >= len(self.steps)
 
-    def next_step(self, prompt: str = "") -> ScriptStep:
-        if self.exhausted and self.when_done:
-            if prompt.strip().lower() != "again":
-                return ScriptStep(text=self.when_done, tool_calls=())
-            self._position = 0
+    def next_step(self, prompt: str = "", *, failed: bool = False) -> ScriptStep:
+        """The reply to a request answering `prompt` (empty: answering tool results, of
+        which one was an error when `failed`)."""
+        if prompt:
+            for answer in self.answers:
+                if answer.prompt.search(prompt):
+                    return answer
+        preface = ""
+        if self.exhausted and self.when_done and prompt:
+            self._position, preface = 0, self.when_done
         if self.exhausted:
             return ScriptStep(text="", tool_calls=())
         step = self.steps[self._position]
         self._position += 1
+        if failed and step.after_error is not None:
+            step = step.after_error
+        if preface:
+            text = preface + ("\n\n" + step.text if step.text else "")
+            step = ScriptStep(text=text, tool_calls=step.tool_calls)
         return step
+
+    def replay(self, prompts: list[str]) -> None:
+        """Stand where these requests left the script (a resumed session): each is the
+        prompt a request answered, `""` for one answering tool results."""
+        self._position = 0
+        for prompt in prompts:
+            self.next_step(prompt)
 
     async def stream(
         self,
@@ -215,7 +290,7 @@ class ScriptedModel:
         *,
         system: str | None = None,
     ) -> AsyncIterator[StreamItem]:
-        step = self.next_step(last_prompt(messages))
+        step = self.next_step(last_prompt(messages), failed=results_failed(messages))
         for piece in words(step.text):
             await asyncio.sleep(self.delay_ms / 1000)
             yield TextDelta(piece)

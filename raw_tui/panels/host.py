@@ -69,6 +69,8 @@ class _Record:
     touched: int = 0  # the host's update counter at the last accepted update
     icon: str = "panel"
     actions: list | None = None  # the declaration's actions, as JSON
+    call_id: str | None = None  # the call whose update made the current state
+
 
     @property
     def full(self) -> str:
@@ -80,6 +82,8 @@ class _Record:
                            title=self.title, icon=self.icon, actions=self.actions or [])
         if turn_id is not None:
             state.turn_id = turn_id
+        if self.call_id is not None:
+            state.call_id = self.call_id
         return state
 
 
@@ -172,7 +176,8 @@ class PanelHost:
                              title=declaration.title if declaration else panel_id,
                              placement=state.placement,
                              context=declaration.context if declaration else "none",
-                             revision=state.revision, document=document)
+                             revision=state.revision, document=document,
+                             call_id=state.call_id if isinstance(state.call_id, str) else None)
             _describe(record, declaration, state)
             self._records.pop(record.full, None)
             self._records[record.full] = record
@@ -226,8 +231,9 @@ class PanelHost:
         del self._records[oldest.full]
         self._frames.forget(oldest.full)
 
-    def _store(self, record: _Record, document: dict | None) -> None:
+    def _store(self, record: _Record, document: dict | None, call_id: str) -> None:
         self._counter += 1
+        record.call_id = call_id
         record.revision += 1
         record.document = document
         record.touched = self._counter
@@ -339,7 +345,7 @@ class CallPanels:
             record = _Record(owner=self.owner, id=panel_id, title=declaration.title,
                              placement=declaration.placement, context=declaration.context)
             _describe(record, declaration, None)
-        self.host._store(record, document)
+        self.host._store(record, document, self.call_id)
         self._counts[panel_id] = self._counts.get(panel_id, 0) + 1
         self._touched.add(full)
         if via_result:

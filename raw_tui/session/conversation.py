@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from .. import bus as ev
 from ..models.base import Message, ToolCallRequest, assistant_message, tool_message, user_message
 from ..tools.result import content_text
+from .call_ids import CallIds
 
 
 def user_text(text: str, notes: list[str] | None) -> str:
@@ -27,6 +28,8 @@ class Conversation:
     reminder: str | None = None
     # each turn's prompt as the user sent it (text, notes): what a retry sends again
     prompts: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+    # every call's key in the session, the saved ones included (session/call_ids.py)
+    call_ids: CallIds = field(default_factory=CallIds)
 
     def messages(self) -> list[Message]:
         out = []
@@ -80,9 +83,15 @@ class Conversation:
 
     @classmethod
     def from_events(cls, events: list[ev.Event]) -> "Conversation":
+        """The conversation of a saved history. A history saved before calls had keys of
+        their own may name two calls with one id: each such call gets a fresh key, and each
+        result the key of the oldest call of its id still unanswered in its response."""
         conv = cls()
         current: Message | None = None
+        unanswered: dict[str, list[str]] = {}  # a saved id -> keys of the current response
         for event in events:
+            if isinstance(event, (ev.UserMessage, ev.AssistantText, ev.RunEnd)):
+                unanswered = {}
             turn = event.turn_id if isinstance(event.turn_id, str) else None
             if isinstance(event, ev.UserMessage):
                 notes = event.notes if isinstance(event.notes, list) else None
@@ -95,16 +104,22 @@ class Conversation:
             elif isinstance(event, ev.AssistantText):
                 current = assistant_message(event.text)
                 conv.add(turn, current)
-            elif isinstance(event, ev.ToolCall) and turn is not None:
+            elif isinstance(event, ev.ToolCall) and turn is None:
+                conv.call_ids.note(event.call_id)  # a panel action's call: not the model's
+            elif isinstance(event, ev.ToolCall):
+                key = conv.call_ids.key(event.call_id)
+                unanswered.setdefault(event.call_id, []).append(key)
                 if current is None:
                     current = assistant_message("")
                     conv.add(turn, current)
                 args = event.arguments if isinstance(event.arguments, dict) else {}
                 raw = None if isinstance(event.arguments, dict) else str(event.arguments)
-                current.tool_calls.append(ToolCallRequest(id=event.call_id, name=event.name,
+                current.tool_calls.append(ToolCallRequest(id=key, name=event.name,
                                                           arguments=args, raw_arguments=raw))
             elif isinstance(event, ev.ToolResultEvent) and turn is not None:
-                conv.add(turn, tool_message(event.call_id, content_text(event.content),
+                keys = unanswered.get(event.call_id)
+                key = keys.pop(0) if keys else event.call_id
+                conv.add(turn, tool_message(key, content_text(event.content),
                                             is_error=event.isError))
             elif isinstance(event, ev.Compaction):
                 reminder = event.reminder if isinstance(event.reminder, str) else None
@@ -137,16 +152,24 @@ def answer_every_call(messages: list[Message]) -> list[Message]:
     return out
 
 
-def requests_made(events: list[ev.Event]) -> int:
-    """How many model requests a saved session made: each attachment's turns made as many as
-    their highest step (a step is published before its request starts, so a request cut off
-    by a cancel or a crash counts), plus one per compaction."""
-    total = highest = 0
+def request_prompts(events: list[ev.Event], compaction_prompt: str) -> list[str]:
+    """What each model request of a saved session answered, in order: the turn's user
+    message (as the model read it, notes first) for a turn's first request, `""` for one
+    answering tool results, `compaction_prompt` for a compaction's. Each attachment's turns
+    made as many requests as their highest step (a step is published before its request
+    starts, so a request cut off by a cancel or a crash counts). A scripted model replays
+    these to stand where it stood."""
+    out: list[str] = []
+    highest, prompt = 0, ""
     for event in events:
         if isinstance(event, ev.TurnState) and event.state in ("running", "cancelling"):
+            for step in range(highest + 1, event.step + 1):
+                out.append(prompt if step == 1 else "")
             highest = max(highest, event.step)
+        elif isinstance(event, ev.UserMessage):
+            prompt = user_text(event.text, event.notes if isinstance(event.notes, list) else None)
         elif isinstance(event, (ev.RunEnd, ev.SessionStart)):
-            total, highest = total + highest, 0
+            highest, prompt = 0, ""
         elif isinstance(event, ev.Compaction) and event.summary:  # not a /clear
-            total += 1
-    return total + highest
+            out.append(compaction_prompt)  # (an automatic one needs a model reporting Usage)
+    return out

@@ -64,5 +64,5 @@ def open_session(args, *, interactive: bool, store: HistoryStore | None = None,
             store.close()
         raise
     session = Session(config, agent, cwd=cwd, bus=bus, store=store, interactive=interactive,
-                      session_id=session_id, history=history)
+                      session_id=session_id, history=history, keep_empty=False)
     return session, history

@@ -29,7 +29,7 @@ from ..cancel import Cancelled, unless_cancelled
 from ..redact import Redactor
 from ..tools.dispatch import Dispatcher
 from .approver import BusApprover
-from .conversation import Conversation, requests_made
+from .conversation import Conversation, request_prompts
 from .prompt import system_prompt
 
 DEFAULT_KEEP_TURNS = 2
@@ -76,14 +76,16 @@ class Session:
                  interactive: bool = False, session_id: str | None = None,
                  history: list[ev.Event] | None = None, provider=None,
                  forms: bool | None = None, mcp_servers: dict | None = None,
-                 previews: bool = False) -> None:
+                 previews: bool = False, keep_empty: bool = True) -> None:
         """`forms`: someone can answer interaction requests (default: `interactive`); an
         ACP client that did not negotiate `interactions` approves calls but answers no form.
         (A tool's synchronous code always runs in a worker thread: raw_tui.tools.worker.)
         `mcp_servers`: an ACP client's servers (name -> ServerConfig), added to the
         configured ones (a name already configured raises ValueError `duplicate MCP server:
         NAME` before anything is stored). `previews`: every call of a tool with a preview
-        carries it on its tool_call event (an ACP client shows the diff of each write)."""
+        carries it on its tool_call event (an ACP client shows the diff of each write).
+        `keep_empty`: False drops a new session from the store at close when nothing
+        happened in it (session/keeper.py)."""
         from ..panels.host import PanelHost
         from ..interactions import Interactions
 
@@ -108,14 +110,16 @@ class Session:
                                     models=list(getattr(config, "models", {})),
                                     sandbox=_sandbox_status(agent))
         self.provider = provider or make_provider(_model_spec(agent))
-        if history and hasattr(self.provider, "position"):
+        if history and hasattr(self.provider, "replay"):
             # a scripted model continues where the saved session left it (a switched-to
             # model started at its first line: count from the last switch)
             since = max((i for i, e in enumerate(history) if isinstance(e, ev.AgentModel)),
                         default=-1)
-            self.provider.position = min(requests_made(history[since + 1:]),
-                                         len(self.provider.steps))
+            self.provider.replay(request_prompts(history[since + 1:], COMPACT_INSTRUCTION))
         self.conversation = Conversation.from_events(history or [])
+        # every call's own key: a provider's id again (a replay, a per-response counter)
+        # gets a fresh one (session/call_ids.py)
+        self.call_ids = self.conversation.call_ids
         self.state = "idle"
         self.step = 0
         self.turn_id: str | None = None  # the running turn's id
@@ -129,11 +133,15 @@ class Session:
         self.running_actions: dict[str, asyncio.Event] = {}
         self._closed = False
         self._session_ended = False  # SessionEnd hooks ran (a last turn runs them itself)
+        self.keeper = None
         if store is not None:
-            if not self.resumed:
-                store.create(self.session_id, cwd=cwd, agent=agent.name, model=agent.model_alias,
-                             config=config.label)
-            self.bus.subscribe(self._keep, first=True)
+            from .keeper import HistoryKeeper
+
+            row = None if self.resumed else dict(cwd=cwd, agent=agent.name,
+                                                 model=agent.model_alias, config=config.label)
+            self.keeper = HistoryKeeper(store, self.session_id, create=row)
+            self.bus.subscribe(self.keeper.keep, first=True)
+        self.keep_empty = keep_empty
         self.approver = BusApprover() if interactive else None
         self.panels = PanelHost(self.bus)
         for tool in agent.tools.tools:  # actions and reminders of restored panels need these
@@ -207,12 +215,6 @@ class Session:
         for warning in warnings:
             self._warn(warning)
 
-    def _keep(self, event: ev.Event) -> None:
-        """Store `event` in the history; a running tool's live output is not stored (its
-        `tool_result` holds what the model read)."""
-        if not isinstance(event, ev.ToolOutput):
-            self.store.append(self.session_id, event)
-
     def _warn(self, message: str) -> None:
         """A warning: a notice under the UI; one line on stderr otherwise (a headless run's
         stdout carries only its output)."""
@@ -251,6 +253,13 @@ class Session:
         await self.mcp.close()
         if self.checkpoints is not None:
             self.checkpoints.store.release()
+        if self.keeper is not None and not self.keep_empty:
+            self.keeper.drop_if_empty()
+
+    @property
+    def saved(self) -> bool:
+        """The history keeps this session (after close: see `keep_empty`)."""
+        return self.keeper is not None and (self.keep_empty or self.keeper.saved)
 
     # the rest of the facade -------------------------------------------------------------
     def saved_sessions(self) -> list[cmd.SavedSession]:
@@ -522,6 +531,8 @@ class Session:
     async def _model_request(self, turn_id: str) -> tuple[str, list[ToolCallRequest]]:
         text, calls = await self._stream(turn_id, self.conversation.messages(),
                                          self._tool_definitions())
+        for call in calls:
+            call.id = self.call_ids.key(call.id)
         self.bus.publish(ev.AssistantText(text=text, turn_id=turn_id))
         self._publish_usage(turn_id)
         if self.last_stop_reason == STOP_MAX_TOKENS:
@@ -611,8 +622,11 @@ class Session:
     def _synthetic_result(self, turn_id: str, call: ToolCallRequest, code: str, text: str) -> None:
         tool = self.agent.tools.find(call.name)
         arguments: Any = call.raw_arguments if call.raw_arguments is not None else call.arguments
+        from ..tools.summary import generic
+
         self.bus.publish(ev.ToolCall(call_id=call.id, identity=tool.identity if tool else call.name,
-                                     name=call.name, arguments=arguments, turn_id=turn_id))
+                                     name=call.name, arguments=arguments, turn_id=turn_id,
+                                     summary=generic(tool, call.name, arguments)))
         content = [{"type": "text", "text": text}]
         self.bus.publish(ev.ToolResultEvent(call_id=call.id, isError=True, code=code,
                                             content=content, turn_id=turn_id))
@@ -631,9 +645,23 @@ class Session:
         await self._compact(turn_id, keep_current=True)
 
     async def _compact_turn(self, turn_id: str) -> TurnOutcome:
+        """`/compact`, with a notice saying what it did (or why it did nothing)."""
+        turns = len(self.conversation.turns())
+        settings = self.agent.config.compact
+        keep = settings.keep_turns if settings is not None else DEFAULT_KEEP_TURNS
         if not await self._compact(turn_id, keep_current=False):
+            self._notice("nothing to compact: " + (
+                "the conversation is empty" if not turns else
+                f"the context holds {_turns(turns)}, and compaction keeps the last {keep} "
+                f"whole"), turn_id)
             return TurnOutcome("completed", message="nothing to compact")
+        kept = len(self.conversation.turns())
+        self._notice(f"context compacted: {_turns(turns - kept, 'earlier turn')} summarised, "
+                     f"{_turns(kept)} kept whole", turn_id)
         return TurnOutcome("completed")
+
+    def _notice(self, message: str, turn_id: str | None = None) -> None:
+        self.bus.publish(ev.Notice(level="info", message=message, **_opt(turn_id=turn_id)))
 
     async def _compact(self, turn_id: str, *, keep_current: bool) -> bool:
         """Summarise every turn but the last `keep_turns` (and the running one) with the model;
@@ -701,6 +729,10 @@ def _reply(fn, *args) -> cmd.Reply:
     except errors.RawError as err:
         return cmd.Reply(ok=False, code=err.code, message=err.message)
     return cmd.Reply()
+
+
+def _turns(n: int, noun: str = "turn") -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _opt(**fields: Any) -> dict[str, Any]:

@@ -41,7 +41,7 @@ from ..contract.schema import first_error
 from ..frozen import freeze
 from ..jsonstrict import (json_problem, lone_surrogate_at, printable_path,
                           without_lone_surrogates)
-from . import approval_preview, worker
+from . import approval_preview, summary, worker
 from .context import ToolContext
 from .live_output import LiveOutput
 from .ports import CallInfo, NoHooks, ToolHooks, ToolPanels
@@ -170,6 +170,7 @@ class _Call:
     reason: str | None = None  # why it asks when no rule did (protected_path)
     dry_run: bool = False  # `raw-tui call --dry-run`: nothing reaches outside, nothing lands
     checkpoint: Any = None  # the change's checkpoint (raw_tui.checkpoints.store.Checkpoint)
+    summary: str | None = None  # the tool's own one-line summary (tools/summary.py)
 
 
 class Dispatcher:
@@ -213,6 +214,7 @@ class Dispatcher:
             await self.prepare_effects(call)
             await self.preview_call(call)
             self.evaluate_policy(call)  # before the tool_call event, which says the verdict
+            await self.summarize_call(call)
             self._publish_call(call)
             await self.run_pre_tool_hooks(call)
             await self.observe_effects(call)
@@ -328,6 +330,26 @@ class Dispatcher:
         effect, index = self.agent.rules.conditional(call.tool.identity, call.arguments,
                                                      call.effects)
         call.report.rule, call.report.rule_index = effect, index
+
+    async def summarize_call(self, call: _Call) -> None:
+        """The tool's own one-line summary for the tool_call event, when it has one; any
+        failure of it leaves the generic line (tools/summary.py): a summary never stops a
+        call."""
+        tool = call.tool
+        if not getattr(tool, "has_summary", False):
+            return
+        ctx = self._context(call, pure=True)
+        if self.panels is not None and hasattr(self.panels, "get"):
+            ctx.panels = summary.OwnPanels(self.panels, tool.identity)
+        try:
+            value = await self._tool_code(call, "summarize", self.deadlines.effects_s,
+                                          tool.module().summarize, call.arguments, ctx)
+        except Stop:
+            raise
+        except Exception:  # noqa: BLE001 — overdue, raised, not importable: the generic line
+            return
+        if isinstance(value, str) and value.strip():
+            call.summary = summary.one_line(value)
 
     # 5 ------------------------------------------------------------------------------
     async def run_pre_tool_hooks(self, call: _Call) -> None:
@@ -666,8 +688,10 @@ class Dispatcher:
         arguments = call.arguments
         if arguments is None:  # not validated: what the model sent, made encodable
             arguments = _replace_lone_surrogates(call.raw_arguments)
+        line = call.summary or summary.generic(tool, name, arguments)
         self.bus.publish(ev.ToolCall(call_id=call.call_id, identity=identity, name=name,
-                                     arguments=arguments, **self._effects_field(call),
+                                     arguments=arguments, summary=line,
+                                     **self._effects_field(call),
                                      **({"preview": call.shown} if call.shown else {}),
                                      **self._verdict(call), **self._turn(call)))
 

@@ -45,6 +45,7 @@ class ToolSpec:
     declarations: list[Any] = field(default_factory=list)
     has_validate_args: bool = False
     has_preview: bool = False  # the entry defines `preview(args, ctx)` (run before asking)
+    has_summary: bool = False  # the entry defines `summarize(args, ctx)` (tools/summary.py)
     warnings: list[str] = field(default_factory=list)  # e.g. an unknown panel icon
     _module: ModuleType | None = None
     _loading: threading.Lock = field(default_factory=threading.Lock, repr=False,
@@ -171,6 +172,7 @@ def load_tool(identity: str, folder: Path) -> ToolSpec:
                     validator=validator, effects_validator=effects_validator,
                     declarations=declarations, has_validate_args="validate_args" in names,
                     has_preview="preview" in names,
+                    has_summary="summarize" in names,
                     warnings=warnings)
 
 

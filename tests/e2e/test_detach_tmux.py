@@ -188,7 +188,7 @@ def test_a_live_session_is_offered_then_detach_key_then_quit_ends_the_host(place
     finally:
         tmux.kill()
     (host,) = session_host_pids(MARK)
-    assert "live (waiting for approval)" in only_session(env, place / "w")[1]
+    assert "live (waiting for a question)" in only_session(env, place / "w")[1]
 
     again = Tmux(env=env)
     try:

@@ -9,6 +9,7 @@ import signal
 
 from raw_tui.host.choose import attach_target, detach_wanted, offer_attach
 from raw_tui.host.transport import locate_or_start
+from raw_tui.program import program
 from tests.helpers import raw_tui
 from tests.host.kit import setup, start, wait_gone
 
@@ -22,11 +23,13 @@ def test_attach_with_nothing_live_says_so(tmp_path):
     args = setup(tmp_path, [])
     proc = raw_tui("--config", args.config, "--cwd", args.cwd, "attach")
     assert proc.returncode == 1
+    # the hint names the program as it was run: here `python -m raw_tui`
+    me = program("-c")
     assert proc.stderr.strip() == f"raw-tui: no live session in {args.cwd} " \
-                                  f"(raw-tui sessions list shows them all)"
+                                  f"({me} sessions list shows them all)"
     proc = raw_tui("attach", "s-gone")
     assert proc.returncode == 1
-    assert "session s-gone is not live (raw-tui --resume s-gone reopens it" in proc.stderr
+    assert f"session s-gone is not live ({me} --resume s-gone reopens it" in proc.stderr
 
 
 def test_ui_detach_false_and_no_detach_keep_the_session_in_process(tmp_path):

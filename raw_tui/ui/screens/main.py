@@ -65,6 +65,13 @@ def _get(value: Any) -> Any:
     return None if value is msgspec.UNSET else value
 
 
+def _another_call(view: Any, state: Any) -> bool:
+    """A chat panel's new document written by another call than the one its view shows (a
+    second question of `ask_user`): drawn anew where that call is, the earlier view kept."""
+    call, shown = _get(getattr(state, "call_id", None)), _get(getattr(view.state, "call_id", None))
+    return state.document is not None and bool(call) and bool(shown) and call != shown
+
+
 class MainScreen(Screen):
     AUTO_FOCUS = "#composer, #composer-stand-in"
     BINDINGS = [
@@ -363,8 +370,14 @@ class MainScreen(Screen):
         if view is not None:
             await view.finish(final)
 
-    async def tool_view(self, call_id: str, identity: str = "", name: str = "") -> ToolCallView:
+    async def tool_view(self, call_id: str, identity: str = "", name: str = "", *,
+                        new_call: bool = False) -> ToolCallView:
+        """The row of `call_id`. A `tool_call` (`new_call`) for an id whose row already shows
+        a call starts a row of its own: a history saved before calls had keys of their own
+        (docs/decisions/call-ids.md) may name two calls with one id."""
         view = self.tool_calls.get(call_id)
+        if new_call and view is not None and view.arguments is not None:
+            view = None
         if view is None or not self.chat.holds(view):
             from ..widgets.tool_call import ToolCallView
 
@@ -378,8 +391,8 @@ class MainScreen(Screen):
 
     async def _tool_call(self, event: Any, live: bool) -> None:
         await self.finish_stream()
-        (await self.tool_view(event.call_id, event.identity, event.name)).tool_call(event,
-                                                                                   live=live)
+        view = await self.tool_view(event.call_id, event.identity, event.name, new_call=True)
+        view.tool_call(event, live=live)
 
     async def on_approval_asked(self, message: msg.ApprovalAsked) -> None:
         await self._safely(message, self._approval_request)
@@ -446,7 +459,7 @@ class MainScreen(Screen):
     async def _panel_state(self, event: Any, live: bool) -> None:
         if event.placement == "chat":
             view = self.chat_panels.get(event.panel)
-            if view is not None and self.chat.holds(view):
+            if view is not None and self.chat.holds(view) and not _another_call(view, event):
                 await view.update_state(event)
             elif event.document is not None:
                 from ..widgets.panel_view import PanelView
@@ -487,11 +500,12 @@ class MainScreen(Screen):
         if replayed:
             view = self.panel_view(replayed, attached=False)
             if view is not None:
-                view.show_settled(event.status)
+                view.show_settled(event.status, _get(getattr(event, "answers", None)))
         panel = self.questions.pop(event.request_id, None)
         self.count_pending()
         for form in self.query("FormView"):
             if form.request_id == event.request_id:
+                form.show_answers(_get(getattr(event, "answers", None)))  # another client's
                 form.deactivate(event.status)
         if answered_here:
             self.focus_composer()

@@ -98,7 +98,7 @@ class FormView(Vertical):
             return self.form
 
     def __init__(self, block: dict, *, cursor_blink: bool = False,
-                 status: str | None = None) -> None:
+                 status: str | None = None, answers: dict | None = None) -> None:
         super().__init__(classes="block form-block")
         self.block = block
         self.block_id = block.get("id")
@@ -106,6 +106,7 @@ class FormView(Vertical):
         self.request_id: str | None = None
         self.inputs: dict[str, Any] = {}
         self.status = status  # how its last request ended, shown under it
+        self.filled = answers if isinstance(answers, dict) else {}  # the answers it was given
 
     def on_mount(self) -> None:
         if self.status and self.request_id is None:
@@ -142,18 +143,21 @@ class FormView(Vertical):
     def _input_for(self, field: dict) -> Any:
         kind = field.get("kind")
         options = field.get("options") or []
+        given = self.filled.get(field.get("id"))
+        chosen = set(given) if isinstance(given, (list, tuple)) else {given}
+        text = given if isinstance(given, str) else ""
         if kind == "single_select":
-            return RadioSet(*(Choice(str(o.get("label", o.get("id")))) for o in options),
-                            classes="field-input")
+            return RadioSet(*(Choice(str(o.get("label", o.get("id"))), o.get("id") in chosen)
+                              for o in options), classes="field-input")
         if kind == "multi_select":
-            return Choices(*((str(o.get("label", o.get("id"))), o.get("id"))
-                             for o in options), classes="field-input")
+            return Choices(*((str(o.get("label", o.get("id"))), o.get("id"),
+                              o.get("id") in chosen) for o in options), classes="field-input")
         if field.get("multiline"):
-            area = TextArea(classes="field-input field-multiline", soft_wrap=True,
+            area = TextArea(text, classes="field-input field-multiline", soft_wrap=True,
                             tab_behavior="focus")
             area.cursor_blink = self.cursor_blink
             return area
-        line = Input(placeholder=str(field.get("placeholder", "")), classes="field-input")
+        line = Input(text, placeholder=str(field.get("placeholder", "")), classes="field-input")
         line.cursor_blink = self.cursor_blink
         return line
 
@@ -186,6 +190,31 @@ class FormView(Vertical):
         self.show_error(None)
         self.query_one(".form-hint", Static).update(
             Text(f"({status})", style="dim") if status else "")
+
+    def show_answers(self, answers: Any) -> None:
+        """Show `answers` (an answered request's, as the engine kept them) in its inputs."""
+        if not isinstance(answers, dict):
+            return
+        self.filled = answers
+        for field in self.block.get("fields") or []:
+            widget = self.inputs.get(field.get("id"))
+            if field.get("id") not in answers or widget is None:
+                continue
+            given = answers[field.get("id")]
+            options = [o.get("id") for o in field.get("options") or []]
+            if isinstance(widget, RadioSet):
+                for option, button in zip(options, widget.query(RadioButton)):
+                    if option == given:
+                        button.value = True
+            elif isinstance(widget, SelectionList):
+                widget.deselect_all()
+                for option in options:
+                    if isinstance(given, (list, tuple)) and option in given:
+                        widget.select(option)
+            elif isinstance(widget, TextArea) and isinstance(given, str):
+                widget.load_text(given)
+            elif isinstance(widget, Input) and isinstance(given, str):
+                widget.value = given
 
     def show_error(self, message: str | None) -> None:
         error = self.query_one(".form-error", Static)

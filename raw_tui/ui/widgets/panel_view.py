@@ -104,6 +104,7 @@ class PanelView(Vertical):
         self.cursor_blink = cursor_blink
         self.header = PanelHeader(self)
         self.form_status: str | None = None  # how its form's request ended (a resumed session)
+        self.form_answers: dict | None = None  # and the answers, when it was answered
 
     def compose(self):
         yield self.header
@@ -117,14 +118,17 @@ class PanelView(Vertical):
     def _block_views(self, blocks: list[dict]) -> list[Widget]:
         from .form_view import FormView  # only panels with forms pay for its imports
 
-        return [FormView(b, cursor_blink=self.cursor_blink, status=self.form_status)
+        return [FormView(b, cursor_blink=self.cursor_blink, status=self.form_status,
+                         answers=self.form_answers)
                 if b.get("kind") == "form" else BlockView(b) for b in blocks]
 
-    def show_settled(self, status: str) -> None:
-        """Its form's request ended (seen when a session is resumed)."""
+    def show_settled(self, status: str, answers: dict | None = None) -> None:
+        """Its form's request ended (seen when a session is resumed), with these answers."""
         self.form_status = status
+        self.form_answers = answers
         form = self.form() if self.is_mounted else None
         if form is not None and form.is_mounted:
+            form.show_answers(answers)
             form.deactivate(status)
 
     def block_views(self) -> list[Widget]:

@@ -84,6 +84,7 @@ class ToolCallView(SafeStatic):
         self.identity = identity
         self.tool_name = name
         self.arguments: Any = None
+        self.summary: str | None = None  # the engine's one line of what the call does
         self.effects: Any = None
         self.preview: Any = None  # the approval_request's preview (symlink warnings)
         self.asked = False
@@ -101,6 +102,7 @@ class ToolCallView(SafeStatic):
     def tool_call(self, event: Any, *, live: bool = False) -> None:
         self.identity, self.tool_name = event.identity, event.name
         self.arguments, self.effects = event.arguments, _get(event.effects)
+        self.summary = _get(getattr(event, "summary", msgspec.UNSET))
         self.policy = _get(getattr(event, "policy", msgspec.UNSET))
         rule = _get(getattr(event, "rule", msgspec.UNSET))
         if rule is not None:
@@ -215,7 +217,9 @@ class ToolCallView(SafeStatic):
     def build(self) -> Group:
         head = Text("⚙ ", style="bold")
         mcp = self.identity.split("/") if self.identity.startswith("mcp/") else None
-        if mcp is not None and len(mcp) == 3:  # the server's own tool name, then the server
+        if self.summary:  # the engine's line of what the call does (tools/summary.py)
+            head.append(self.summary, style="bold")
+        elif mcp is not None and len(mcp) == 3:  # the server's own tool name, then the server
             head.append(mcp[2], style="bold")
             head.append(f" · {mcp[1]}", style="bold cyan")
         else:
@@ -226,7 +230,9 @@ class ToolCallView(SafeStatic):
         if self.running:
             head.append_text(self.running_text())
         lines: list[Text] = [head]
-        if self.arguments is not None:
+        if self.arguments is not None and self.summary and not self.expanded:
+            pass  # the summary says it; the arguments are a key away (Enter)
+        elif self.arguments is not None:
             args = json_text(self.arguments)
             if not self.expanded and len(args) > ARGS_CLIP:
                 args = args[:ARGS_CLIP - 1] + "…"
@@ -279,7 +285,8 @@ class ToolCallView(SafeStatic):
 
     def plain_text(self) -> str:
         args = json_text(self.arguments)
-        out = [f"{self.tool_name} ({self.identity}) {self.decision()[0]}", f"args: {args}"]
+        name = self.summary or self.tool_name
+        out = [f"{name} ({self.identity}) {self.decision()[0]}", f"args: {args}"]
         out += [f"effect: {e.operation} {e.path}"
                 for e in effect_lines(self.effects, self.preview)]
         if self.result is not None:

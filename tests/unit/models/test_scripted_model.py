@@ -5,8 +5,10 @@ import pytest
 
 from raw_tui.errors import ConfigError
 from raw_tui.models import ModelSpec, make_provider
-from raw_tui.models.base import Done, TextDelta, ToolCallRequest, user_message
+from raw_tui.models.base import (Done, TextDelta, ToolCallRequest, assistant_message,
+                                 tool_message, user_message)
 from raw_tui.models.scripted import ScriptedModel, load_script, words
+from raw_tui.models.scripted import script_from_list as load_list
 from tests.servers.provider_checks import collect, kinds, text_of
 
 HELLO = [user_message("hi")]
@@ -199,12 +201,60 @@ def test_make_provider_needs_a_script():
     assert str(info.value) == "models.demo.script: script is required for method scripted"
 
 
-async def test_when_done_answers_after_the_script_and_again_replays_it():
+async def test_when_done_replays_the_script_on_any_prompt_after_its_end():
     model = make_provider(ModelSpec(method="scripted", script=[{"text": "one"}, {"text": "two"}],
-                                    when_done="The script has run out; type again."))
+                                    when_done="From the top."))
     assert text_of(await collect(model, HELLO)) == "one"
     assert text_of(await collect(model, HELLO)) == "two"
-    for _ in range(2):
-        assert text_of(await collect(model, HELLO)) == "The script has run out; type again."
-    assert text_of(await collect(model, [user_message("again")])) == "one"
+    assert await collect(model, []) == [Done("end_turn")]  # answering tool results: silent
+    for prompt in ("thanks", "what else?"):
+        assert text_of(await collect(model, [user_message(prompt)])) == "From the top.\n\none"
+        assert text_of(await collect(model, HELLO)) == "two"
+
+
+async def test_answer_lines_match_the_prompt_anywhere_and_keep_the_place():
+    model = ScriptedModel.from_list([
+        {"text": "one"},
+        {"prompt": "(?i)explain", "text": "An explanation."},
+        {"text": "two"}])
+    assert text_of(await collect(model, HELLO)) == "one"
+    notes = "The user ran something.\n\nPlease EXPLAIN it"
+    assert text_of(await collect(model, [user_message(notes)])) == "An explanation."
     assert text_of(await collect(model, HELLO)) == "two"
+    assert model.exhausted
+
+
+async def test_after_error_is_said_when_a_result_of_the_last_calls_failed():
+    lines = [{"tool_calls": [{"name": "write_file", "arguments": {}}]},
+             {"text": "written", "after_error": {"text": "not written", "tool_calls": [
+                 {"name": "todo", "arguments": {"todos": []}}]}}]
+    call = ToolCallRequest(id="call_1", name="write_file")
+    asked = [user_message("go"), assistant_message("", [call])]
+    for failed, said in ((False, "written"), (True, "not written")):
+        model = ScriptedModel.from_list(lines)
+        await collect(model, [user_message("go")])
+        items = await collect(model, asked + [tool_message("call_1", "x", is_error=failed)])
+        assert text_of(items) == said
+        assert [i.name for i in items if isinstance(i, ToolCallRequest)] == \
+            (["todo"] if failed else [])
+    # a prompt after the failed calls (a headless run continued) reads them too
+    model = ScriptedModel.from_list(lines)
+    await collect(model, [user_message("go")])
+    later = asked + [tool_message("call_1", "x", is_error=True), user_message("go on")]
+    assert text_of(await collect(model, later)) == "not written"
+
+
+def test_a_prompt_that_re2_cannot_compile_names_its_line(tmp_path):
+    path = write_script(tmp_path, ['{"text": "a"}', '{"prompt": "(?<=x)y", "text": "b"}'])
+    with pytest.raises(ConfigError) as info:
+        load_script(path)
+    assert str(info.value).startswith(f"{path}:2: prompt: not a valid RE2 pattern")
+
+
+def test_replay_stands_where_the_requests_left_the_script():
+    lines = [{"text": "one"}, {"prompt": "explain", "text": "E"}, {"text": "two"}]
+    model = ScriptedModel(load_list(lines), when_done="again")
+    model.replay(["hi", "explain it", "more"])
+    assert model.exhausted
+    model.replay(["hi", "more", "once more"])  # the end, then a replay from the top
+    assert model.position == 1

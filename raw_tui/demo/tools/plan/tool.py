@@ -12,3 +12,9 @@ def handler(args, ctx):
                    {"id": "note", "kind": "markdown", "text": f"_{note}_"}],
     }
     return {"content": [{"type": "panel", "panel": "plan", "op": "replace", "document": document}]}
+
+
+def summarize(args, ctx):
+    """`plan: 3 steps`: the call's line in the chat."""
+    steps = sum(1 for line in args["diagram"].splitlines() if "-->" in line)
+    return f"plan: {steps} steps" + (f" · {args['note']}" if args.get("note") else "")

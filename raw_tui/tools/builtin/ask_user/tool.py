@@ -86,3 +86,10 @@ async def handler(args: Any, ctx: Any) -> Any:
     if status == "answered":
         return {"status": "answered", "answers": outcome["answers"]}
     return _error(f"interaction_{status}", MESSAGES.get(status, status))
+
+
+def summarize(args: Any, ctx: Any) -> str:
+    """`ask_user: FIRST QUESTION` (+N more): the call's line in the chat."""
+    questions = args.get("questions") or []
+    more = f" (+{len(questions) - 1} more)" if len(questions) > 1 else ""
+    return f"ask_user: {questions[0]['text'] if questions else ''}{more}"

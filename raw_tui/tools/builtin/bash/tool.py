@@ -202,3 +202,10 @@ def show_output(capture: procgroup.Capture, share: int) -> str:
 
 def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
+
+
+def summarize(args: Any, ctx: Any) -> str:
+    """`bash: FIRST COMMAND` (+N more): the call's line in the chat (tools/summary.py)."""
+    commands = [c.get("command", "") for c in args.get("commands") or []]
+    more = f"  (+{len(commands) - 1} more)" if len(commands) > 1 else ""
+    return f"bash: {' '.join(str(commands[0]).split()) if commands else ''}{more}"

@@ -197,3 +197,12 @@ def clip_line(line: str, chars: int) -> str:
     if chars <= MAX_LINE_CHARS:
         return line
     return f"{line[:MAX_LINE_CHARS]}… [line cut: {chars} chars]"
+
+
+def summarize(args: Any, ctx: Any) -> str:
+    """`read_file PATH` (`from line N`): the call's line in the chat (tools/summary.py)."""
+    from raw_tui.tools.summary import relative
+
+    path = relative(os.path.normpath(os.path.join(ctx.cwd, args["path"])), ctx.cwd)
+    offset = args.get("offset")
+    return f"read_file {path}" + (f" from line {offset}" if offset else "")

@@ -155,3 +155,16 @@ async def handler(args: Any, ctx: Any) -> Any:
     except PanelError as err:
         return _error(err.code, f"todo list rejected: {err.message}")
     return confirmation_line(PANEL, revision, document["summary"])
+
+
+def summarize(args: Any, ctx: Any) -> str:
+    """`todo: 3/4 done`, as the panel will read once the call is applied (a merge counts the
+    items already on it): the call's line in the chat (tools/summary.py)."""
+    todos = [dict(t) for t in args.get("todos") or []]
+    entries = todos
+    if args.get("mode", "replace") == "merge" and ctx.panels is not None:
+        _revision, document = ctx.panels.get(PANEL)
+        blocks = [b for b in (document or {}).get("blocks") or [] if b.get("id") == BLOCK]
+        entries = merge(flatten(blocks[0].get("items") if blocks else []), todos)
+    done = sum(e.get("status") == "done" for e in entries)
+    return f"todo: {done}/{len(entries)} done"

@@ -572,3 +572,16 @@ def summary(plan: Plan) -> str:
         data = plan.state[path]
         lines.append(f"deleted {path}" if data is None else f"wrote {path} ({len(data)} bytes)")
     return "\n".join(lines)
+
+
+def summarize(args: Any, ctx: Any) -> str:
+    """`write_file note.txt` (+N more), paths under the cwd relative; an operation other than
+    a write named (`delete old.txt`, `rename_source a.txt`): the call's line in the chat."""
+    from raw_tui.tools.summary import relative
+
+    files = (ctx.effects or {}).get("files") or []
+    names = [(relative(f["path"], ctx.cwd) if f.get("operation") == "write"
+              else f"{f.get('operation')} {relative(f['path'], ctx.cwd)}") for f in files]
+    shown = ", ".join(names[:3])
+    more = f" (+{len(names) - 3} more)" if len(names) > 3 else ""
+    return f"write_file {shown}{more}"
