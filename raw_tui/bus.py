@@ -1,8 +1,8 @@
-"""The event vocabulary (DECISIONS.md §8) and the async event bus.
+"""The event vocabulary (docs/sessions.md) and the async event bus.
 
 One vocabulary for the bus, the saved history and `run --output jsonl`. Every event is a
 msgspec Struct tagged by `type`; `encode(event)` gives one JSON object in one call.
-Events that §8 does not list (`panel_state`, `hooks_reload`, `turn_state`, `compaction`,
+Events that the contract does not list (docs/sessions.md) (`panel_state`, `hooks_reload`, `turn_state`, `compaction`,
 `notice`, `usage`, `tool_output`, `turn_rewind`, `agent_model`) are raw-tui's own additions,
 documented in docs/decisions.md ("The event stream", "Features users expect").
 """
@@ -215,7 +215,7 @@ class PanelState(Event, tag="panel_state"):
     icon: str | msgspec.UnsetType = _UNSET
     actions: list[Any] | msgspec.UnsetType = _UNSET  # the declaration's actions
     # the call whose update made this state: a chat panel written by another call is drawn
-    # anew where that call is (docs/decisions/call-ids.md)
+    # anew where that call is (docs/decisions.md)
     call_id: str | msgspec.UnsetType = _UNSET
 
 

@@ -1,4 +1,4 @@
-"""The command line (DECISIONS.md §7): argument parsing and the subcommands, no logic of
+"""The command line (docs/command-line.md): argument parsing and the subcommands, no logic of
 its own. Only the bare `raw-tui` (the UI) and `serve` import textual."""
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ sessions) crosses it:
 Two transports live here: `InProcessTransport` hands Structs over as they are (the engine in
 the same process: `--no-detach`, tests); `EncodingTransport` wraps another transport and
 encodes then decodes every event, command, reply and answer with msgspec — the same bytes a
-socket would carry, so whatever cannot cross a socket fails now. The session host (issue 12)
+socket would carry, so whatever cannot cross a socket fails now. The session host (docs/host.md)
 implements `SessionClient` over a Unix socket with the same Structs.
 
 The engine side of the seam is `commands.SessionApi` (what `Session` implements).

@@ -1,4 +1,4 @@
-"""raw.json (DECISIONS.md §1): find it, parse it strictly, resolve every id it names.
+"""raw.json (docs/configuration.md): find it, parse it strictly, resolve every id it names.
 
 Loading checks the whole configuration — tools, rules and their bindings to tool schemas,
 hook manifests — and never runs a hook or a tool. Every error is a `ConfigError` naming the
@@ -87,7 +87,7 @@ class UiConfig(_Strict):
     animations: bool = False
     max_chat_items: int = 100  # chat rows kept on screen; older ones stay readable (Ctrl+O)
     max_fps: Annotated[float, msgspec.Meta(gt=0, le=240)] = 60  # frames a second at most (docs/ui.md)
-    detach: bool = True  # run the session in a host that survives the terminal (§12)
+    detach: bool = True  # run the session in a host that survives the terminal (docs/host.md)
     detached_idle_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 86400  # a host with no client and no turn ends then
     checkpoint_bytes: Annotated[int, msgspec.Meta(ge=0)] = 1 << 30  # per session (docs/checkpoints.md)
 
@@ -142,7 +142,7 @@ class Config:
     redactor: Redactor = field(default_factory=Redactor)  # every secret value configured
     mcp: Any = None  # mcp.config.McpServers
     # `raw-tui acp`: a selected mcp/<server>/<tool> may name a server an ACP client supplies
-    # in session/new (not in mcp.servers); it stays pending until then (DECISIONS.md §11)
+    # in session/new (not in mcp.servers); it stays pending until then (docs/acp.md)
     client_mcp: bool = False
 
     def mcp_warnings(self) -> list[str]:
@@ -262,7 +262,7 @@ def _register_mcp_secrets(config: Config) -> None:
 
 
 def _mcp_tool(identity: str, config: Config, at: str, file: str):
-    """A selected `mcp/<server>/<tool>`: pending until its server starts (DECISIONS.md §10)."""
+    """A selected `mcp/<server>/<tool>`: pending until its server starts (docs/mcp.md)."""
     from .mcp.config import split_identity
     from .mcp.tool import McpTool
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .termsafe import escape_controls
 
-# Dispatch (DECISIONS.md §3)
+# Dispatch (docs/gate.md)
 TOOL_NOT_EXPOSED = "tool_not_exposed"
 TOOL_DENIED = "tool_denied"
 INVALID_ARGUMENTS = "invalid_arguments"
@@ -24,7 +24,7 @@ SANDBOX_CONFLICT = "sandbox_conflict"
 SANDBOX_TOO_LARGE = "sandbox_too_large"
 SANDBOX_UNSUPPORTED = "sandbox_unsupported"
 
-# Panels (DECISIONS.md §5)
+# Panels (docs/panels.md)
 PANEL_INVALID = "panel_invalid"
 PANEL_TOO_LARGE = "panel_too_large"
 PANEL_UNDECLARED = "panel_undeclared"
@@ -35,12 +35,12 @@ PANEL_RATE_LIMITED = "panel_rate_limited"
 PANEL_LIMIT = "panel_limit"
 PANEL_CLOSED_CONTEXT = "panel_closed_context"
 
-# Interactions (DECISIONS.md §6)
+# Interactions (docs/interactions.md)
 INTERACTION_INVALID = "interaction_invalid"
 INTERACTION_UNAVAILABLE = "interaction_unavailable"
 INTERACTION_CONFLICT = "interaction_conflict"
 
-# Hook runner failures (DECISIONS.md §4)
+# Hook runner failures (docs/hooks.md)
 HOOK_SPAWN = "spawn"
 HOOK_TIMEOUT = "timeout"
 HOOK_EXIT = "exit"

@@ -1,6 +1,6 @@
 """XDG locations (platformdirs honours $XDG_CONFIG_HOME and $XDG_STATE_HOME), and state files
 only their user may read: history, logs and every other state file are 0600 in 0700
-directories, from the state directory down (docs/decisions/serve-host.md)."""
+directories, from the state directory down (docs/decisions.md)."""
 
 from __future__ import annotations
 

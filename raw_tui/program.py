@@ -1,6 +1,6 @@
 """The command as the user ran it, for the hints raw-tui prints (`… --continue`, `… attach
 ID`): `raw-tui` when that name on PATH is this very program, else the path as it was typed
-(`.venv/bin/raw-tui`), and `python -m raw_tui` for a module run (docs/decisions/call-ids.md).
+(`.venv/bin/raw-tui`), and `python -m raw_tui` for a module run (docs/decisions.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Credentials never leave (issue 9 §4): one redactor that knows every configured secret
+"""Credentials never leave (docs/security.md): one redactor that knows every configured secret
 value and takes it out of text before that text is written anywhere.
 
 The configuration owns one `Redactor` (`config.redactor`); whoever reads a credential

@@ -1,4 +1,4 @@
-"""Text for a terminal (docs/decisions/ui-neutral.md): model text, tool output, hook
+"""Text for a terminal (docs/decisions.md): model text, tool output, hook
 messages and file contents must not be able to retitle, clear, write the clipboard of or
 otherwise drive the user's terminal, nor reorder what a line reads as. `escape_controls` is
 the one function that makes text safe: C0, DEL and C1 controls shown as `\\x1b`, the

@@ -1,4 +1,4 @@
-"""`raw-tui acp`: raw-tui as an ACP agent (DECISIONS.md §11, MCP-ACP.md §2, §4–§6).
+"""`raw-tui acp`: raw-tui as an ACP agent (docs/acp.md, docs/acp.md).
 
 An editor (Zed, Toad) or any ACP client starts `raw-tui acp` and drives sessions over
 newline-delimited JSON-RPC on stdin/stdout. Every call still goes through the gate: the

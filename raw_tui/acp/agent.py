@@ -1,4 +1,4 @@
-"""The ACP agent: Raw's methods over raw-tui sessions (DECISIONS.md §11, MCP-ACP.md §2.1).
+"""The ACP agent: Raw's methods over raw-tui sessions (docs/acp.md, docs/acp.md).
 
 `RawAgent` is the object the SDK's router calls, one method per ACP method. Sessions are
 made by an `open_session(cwd, *, session_id, history, forms)` function (the command line

@@ -1,5 +1,5 @@
 """An ACP client's `mcpServers` (session/new, load, resume) as raw-tui server configs
-(DECISIONS.md §11, MCP-ACP.md §1.5).
+(docs/acp.md, docs/mcp.md).
 
 stdio `{name, command, args, env: [{name, value}]}` becomes a stdio server and
 `{type: "http", name, url, headers: [{name, value}]}` a streamable-http one; their values are

@@ -1,4 +1,4 @@
-"""Client tools: a tool the ACP client implements (`_raw/tool/register`, MCP-ACP.md §2.6).
+"""Client tools: a tool the ACP client implements (`_raw/tool/register`, docs/acp.md).
 
 The tool joins its session's agent with identity `acp:<name>`; the model sees an alias.
 Every call goes through the whole gate like any other (rules match `acp:*`, hooks see it,

@@ -1,4 +1,4 @@
-"""JSON-RPC error codes of Raw's ACP mapping (DECISIONS.md §11), one place."""
+"""JSON-RPC error codes of Raw's ACP mapping (docs/acp.md), one place."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 
-# A panel action's engine code -> its JSON-RPC code (MCP-ACP.md §2.4).
+# A panel action's engine code -> its JSON-RPC code (docs/acp.md).
 ACTION_CODES = {
     "busy": BUSY,
     "tool_denied": UNKNOWN_TOOL, "tool_not_exposed": UNKNOWN_TOOL,

@@ -1,4 +1,4 @@
-"""`raw-tui acp`: serve ACP on stdin/stdout until the client closes (DECISIONS.md §7, §11).
+"""`raw-tui acp`: serve ACP on stdin/stdout until the client closes (docs/command-line.md, docs/acp.md).
 
 Stdout carries protocol messages only: the process's fd 1 (and fd 0) are moved aside for the
 protocol and pointed at the log file (and /dev/null), so nothing a tool, a hook or a library

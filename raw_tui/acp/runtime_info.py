@@ -1,5 +1,5 @@
 """`_raw/runtime/info {sessionId?}`: what the agent runs with, never a credential
-(MCP-ACP.md §2.6, Raw's shape): `agent` (name, model alias, model, method, provider, context
+(docs/acp.md, Raw's shape): `agent` (name, model alias, model, method, provider, context
 window), `limits`, `mcpSelection` (server → the tools the agent selects), `toolPolicy` (the
 rules), and for a session `tools` (what the model sees, each with its `origin`) and
 `mcpCatalog` (every tool its MCP servers list, `exposed` or not). raw-tui adds `version` and

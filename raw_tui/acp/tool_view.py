@@ -1,5 +1,5 @@
 """`_raw/session/configure {sessionId, tools}`: which tools a session's model sees
-(MCP-ACP.md §2.6, Raw's `setToolView`).
+(docs/acp.md, Raw's `setToolView`).
 
 `tools` is the whole selection, by alias: the tools the agent selects in `tools.use`, the
 tools the client registered, and every tool its MCP servers list (the agent's servers and

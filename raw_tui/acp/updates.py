@@ -1,4 +1,4 @@
-"""Bus events → ACP `session/update` payloads (DECISIONS.md §11, MCP-ACP.md §2.2, §2.4, §5).
+"""Bus events → ACP `session/update` payloads (docs/acp.md, docs/acp.md).
 
 Pure functions returning the wire JSON (camelCase dicts, as the ACP schema names them): a
 turn sends a few messages per tool call, and building SDK models for each costs more than

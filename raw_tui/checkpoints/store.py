@@ -3,7 +3,7 @@
 changes nothing has none).
 
 - `ledger.jsonl`: one JSON record a line, appended with one write (not fsynced, see
-  docs/decisions/checkpoints.md):
+  docs/decisions.md):
   `checkpoint {id, turn, call, paths: {path: previous state}, pack, objects}` (written before
   its change is committed: a committed change always has one), `after {id, paths}` (the
   state raw-tui left), `void {id}` (the change was refused, nothing written),

@@ -1,4 +1,4 @@
-"""`tool.json`, Tool API `raw.tool-api/2` (DECISIONS.md §3), validated strictly."""
+"""`tool.json`, Tool API `raw.tool-api/2` (docs/gate.md), validated strictly."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hooks: the `raw.hook/2` protocol (spec 001, DECISIONS.md §4).
+"""Hooks: the `raw.hook/2` protocol (docs/hooks.md).
 
 The whole API:
 

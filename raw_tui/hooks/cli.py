@@ -1,4 +1,4 @@
-"""`raw-tui hooks test ID --event EVENT [--payload FILE]`: run one hook once (DECISIONS.md §7).
+"""`raw-tui hooks test ID --event EVENT [--payload FILE]`: run one hook once (docs/command-line.md).
 
 The payload is a default one built for the event (a `builtin/bash` call running `printf hi`
 for tool events, `hello` for UserPromptSubmit, `{status: completed}` for Stop, `create` for

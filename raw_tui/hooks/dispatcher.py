@@ -1,4 +1,4 @@
-"""Events → hooks → receipts (DECISIONS.md §4). Implements `ToolHooks` (raw_tui.tools.ports).
+"""Events → hooks → receipts (docs/hooks.md). Implements `ToolHooks` (raw_tui.tools.ports).
 
 For one event the hooks run one at a time in `hooks.use` order. A hook runs when one of its
 subscriptions for the event matches (`match` glob over the identity and `when` predicate on

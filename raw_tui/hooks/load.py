@@ -3,7 +3,7 @@
 Steps per id: resolve the folder, snapshot it (limits), parse `hook.json`, bind every `when`
 to the tools its `match` covers (as `tools.rules` do). A PreToolUse `when` on `effects` is
 not bound to a tool without effects: at run time that call is blocked with
-`hook ID: effects inspection unavailable` (DECISIONS.md §4).
+`hook ID: effects inspection unavailable` (docs/hooks.md).
 """
 
 from __future__ import annotations

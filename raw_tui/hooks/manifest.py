@@ -1,4 +1,4 @@
-"""`hook.json` (protocol `raw.hook/2`), strict: every rule of DECISIONS.md §4.
+"""`hook.json` (protocol `raw.hook/2`), strict: every rule of docs/hooks.md.
 
 Keys: `protocol_version` (2), `name` (the folder name, `^[a-z][a-z0-9_-]*$`, ≤64 bytes),
 `events` (1–32 of `{name, match?, when?}`; `match`/`when` only on tool events), `command`

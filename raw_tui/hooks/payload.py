@@ -1,4 +1,4 @@
-"""The stdin payload of `raw.hook/2` (DECISIONS.md §4), as msgspec Structs.
+"""The stdin payload of `raw.hook/2` (docs/hooks.md), as msgspec Structs.
 
 Always: `protocol_version` (2), `event`, `cwd`; when known: `agent_id`, `session_id`,
 `turn_id`; per event: `source` (SessionStart: `create` | `resume`), `input`

@@ -1,4 +1,4 @@
-"""What a hook answers on stdout (001 "Protocol", DECISIONS.md §4).
+"""What a hook answers on stdout (docs/hooks.md, "The protocol").
 
 - empty stdout (whitespace only) → continue;
 - else exactly one JSON object with only `decision` (`continue` | `deny`, gate events only),

@@ -1,4 +1,4 @@
-"""Run one hook once: spawn, feed the payload, collect, decide (DECISIONS.md §4).
+"""Run one hook once: spawn, feed the payload, collect, decide (docs/hooks.md).
 
 No shell. The process runs from the hook's materialised snapshot with `cwd` = the session's,
 leads its own process group (raw_tui.tools.procgroup), gets the payload and `\\n` on stdin

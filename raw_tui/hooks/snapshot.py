@@ -1,8 +1,8 @@
 """A hook folder's bytes, read once at load, and their materialisation for the runner.
 
-Limits (DECISIONS.md §4): at most 256 regular files and 16 MiB in total, no symbolic link
+Limits (docs/hooks.md): at most 256 regular files and 16 MiB in total, no symbolic link
 anywhere (the folder itself included), nothing but directories and regular files, and
-`hook.json` at most 64 KiB; and (where §4 is silent) at most 256 folders, nested at most 16
+`hook.json` at most 64 KiB; and (where the contract is silent) at most 256 folders, nested at most 16
 deep. A turn runs the snapshot it started with: the runner writes the
 snapshot into a private temporary directory (once per loaded version) and runs from there.
 """

@@ -1,4 +1,4 @@
-"""Reload hooks between turns (DECISIONS.md §4, issue 4 step 7).
+"""Reload hooks between turns (docs/hooks.md).
 
 watchfiles watches every selected hook folder (recursively) and the config file. On a change
 the session's `reloader` validates everything again (in a worker thread, or awaited when it is

@@ -1,4 +1,4 @@
-"""The session host (DECISIONS.md §12): a background process that owns one session (engine,
+"""The session host (docs/host.md): a background process that owns one session (engine,
 history, hooks, panels) and serves it to clients over a Unix socket.
 
 - `protocol`: the frames (msgspec Structs, one JSON object a line) and their limits.

@@ -4,7 +4,7 @@ When the socket directory is refused (not ours, not 0700, a symlink, too long a 
 the host process does not come up, the UI says why in one line (a notice in the chat) and
 opens the session in its own process, as `--no-detach` would; unless the config says
 `ui.detach: true` in so many words, when that line is the UI's error and it exits
-(docs/decisions/serve-host.md). A config error, an unknown session or a live one are the
+(docs/decisions.md). A config error, an unknown session or a live one are the
 session's own errors: they are not worked around.
 """
 

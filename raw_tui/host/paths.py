@@ -1,4 +1,4 @@
-"""Where host sockets live, and which of them are live (docs/decisions/serve-host.md).
+"""Where host sockets live, and which of them are live (docs/decisions.md).
 
 The directory is `$XDG_RUNTIME_DIR/raw-tui/` when `$XDG_RUNTIME_DIR` is set and is a
 directory of ours with mode `0700` (not a symlink), else `/tmp/raw-tui-<uid>/` (as tmux

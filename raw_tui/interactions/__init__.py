@@ -1,4 +1,4 @@
-"""Interaction requests (DECISIONS.md §6): forms a tool asks the user to answer."""
+"""Interaction requests (docs/interactions.md): forms a tool asks the user to answer."""
 
 from .answers import validate_answers
 from .broker import (DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, CallInteractions, Interactions)

@@ -1,4 +1,4 @@
-"""The interaction broker: requests from tools, answers from the UI (DECISIONS.md §6).
+"""The interaction broker: requests from tools, answers from the UI (docs/interactions.md).
 
 `Interactions(bus, surface)` serves a session; `for_call(...)` gives one call's
 `ctx.interactions`, whose `await request(panel=, document=, timeout_ms=)` returns

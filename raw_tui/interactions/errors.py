@@ -1,4 +1,4 @@
-"""Interaction errors (DECISIONS.md §6)."""
+"""Interaction errors (docs/interactions.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a UI implements to show forms, and what it is given (DECISIONS.md §6).
+"""What a UI implements to show forms, and what it is given (docs/interactions.md).
 
 The engine never calls the UI beyond this: `show(view)` when a request starts (and again for
 every pending request when a surface attaches, e.g. after a browser reconnects), and

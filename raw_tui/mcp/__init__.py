@@ -1,4 +1,4 @@
-"""MCP tools (`mcp/<server>/<tool>`, DECISIONS.md §10). Nothing here imports the `mcp` SDK at
+"""MCP tools (`mcp/<server>/<tool>`, docs/mcp.md). Nothing here imports the `mcp` SDK at
 import time: only a server that starts loads it."""
 
 from ..lazy import lazy_exports

@@ -1,4 +1,4 @@
-"""`mcp.servers` in raw.json (DECISIONS.md §10): parsed strictly, without the `mcp` SDK.
+"""`mcp.servers` in raw.json (docs/mcp.md): parsed strictly, without the `mcp` SDK.
 
     "mcp": {"servers": {
       "search": {"transport": "stdio", "command": "srv", "args": [], "env": {"K": "${K}"},

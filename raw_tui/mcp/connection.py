@@ -1,4 +1,4 @@
-"""One MCP server connection, owned by one asyncio task (DECISIONS.md §10, MCP-ACP.md §3).
+"""One MCP server connection, owned by one asyncio task (docs/mcp.md, docs/mcp.md).
 
 anyio cancel scopes must be exited in the task that entered them, so the task that enters the
 SDK's transport and `ClientSession` is the one that leaves them: it connects, lists the tools,

@@ -1,4 +1,4 @@
-"""The per-session MCP manager (DECISIONS.md §10).
+"""The per-session MCP manager (docs/mcp.md).
 
 It starts only the servers it is asked for, in parallel, each owned by one task; a server that
 cannot start is reported once and the rest go on; `close()` ends every server (and a stdio
@@ -104,8 +104,8 @@ class McpManager:
 
     def _died(self, name: str, why: str, stderr_tail: str) -> None:
         """A started server ended (exited, killed, or its stream closed): said at once. Its
-        tools are unavailable from now on (`McpTool.available`); it is not restarted (MCP-ACP.md
-        §1.4: a transport error closes the connection, nothing reconnects)."""
+        tools are unavailable from now on (`McpTool.available`); it is not restarted (docs/mcp.md: a transport error
+        closes the connection, nothing reconnects)."""
         if self.notify is not None and not self._closed:
             said = f"; its last stderr: {stderr_tail}" if stderr_tail else ""
             self.notify(f"MCP server {name} ended ({why}){said}; its tools are unavailable "

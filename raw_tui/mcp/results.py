@@ -1,4 +1,4 @@
-"""An MCP `CallToolResult` (its wire form, a dict) → a raw-tui tool result (DECISIONS.md §10).
+"""An MCP `CallToolResult` (its wire form, a dict) → a raw-tui tool result (docs/mcp.md).
 
 - `structuredContent` → a json block, first;
 - `text` → a text block, dropped when it is the same JSON as `structuredContent`;

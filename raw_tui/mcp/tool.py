@@ -75,7 +75,7 @@ class McpTool:
         return self.call
 
     async def call(self, arguments: Any, ctx: Any) -> ToolResult:
-        """Step 7 for an MCP tool: tools/call, its result mapped (DECISIONS.md §10)."""
+        """Step 7 for an MCP tool: tools/call, its result mapped (docs/mcp.md)."""
         if self.connection is None:
             return error_result("mcp_call_error", f"MCP call failed: {self.server}")
         try:

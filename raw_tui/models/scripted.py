@@ -1,11 +1,11 @@
-"""`scripted` (DECISIONS.md §9): a model that replays a JSONL script.
+"""`scripted` (docs/sessions.md): a model that replays a JSONL script.
 
 Each model request takes the next line, `{"text"?: str, "tool_calls"?: [{"name",
 "arguments", "id"?}]}`; when the script runs out the model answers with empty text (no
 deltas) and the turn ends. The text streams word by word, whitespace kept, so the deltas
 concatenate to the text exactly.
 
-Decisions where §9 is silent:
+Decisions where the contract is silent (docs/sessions.md):
 - The whole script is read and checked when the provider is made (`load_script`), so
   `config list` reports a bad line before anything runs: a ConfigError `FILE:LINE: ...`
   for invalid JSON, a duplicate or unknown key, a wrong type. Blank lines are skipped

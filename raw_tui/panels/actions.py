@@ -1,4 +1,4 @@
-"""Panel actions (DECISIONS.md §5): look one up, fill its templates, run it.
+"""Panel actions (docs/panels.md): look one up, fill its templates, run it.
 
 - `prompt`: `prompt_draft(...)` gives the text for the composer and whether to send it.
 - `tool`: `run_tool_action(...)` fills the arguments and calls the session's `dispatch` with

@@ -1,4 +1,4 @@
-"""Panel declarations: the `panels` key of tool.json (DECISIONS.md §5).
+"""Panel declarations: the `panels` key of tool.json (docs/panels.md).
 
     {id, title, icon?, placement?: sidebar|chat, context?: none|summary, acp_plan?,
      actions?: [{id, label, scope?: panel|block|item, kind: prompt|tool|response, ...}]}

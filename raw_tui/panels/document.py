@@ -1,4 +1,4 @@
-"""A panel document: top-level fields, its blocks, and its size (DECISIONS.md §5).
+"""A panel document: top-level fields, its blocks, and its size (docs/panels.md).
 
     {title?, subtitle?, summary?, context_summary?, progress?: {done, total},
      status?: idle|active|done|failed, blocks?: [block, ...]}

@@ -1,4 +1,4 @@
-"""Panel errors: a code of DECISIONS.md §5 and a message that points at the field."""
+"""Panel errors: a code of docs/panels.md and a message that points at the field."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The panel host: every panel of a session, its revisions and limits (DECISIONS.md §5).
+"""The panel host: every panel of a session, its revisions and limits (docs/panels.md).
 
 `PanelHost.open_call(...)` gives one call's `CallPanels`: `ctx.panels` while the handler runs
 (`update`, `get`), then `apply_result_blocks`, `confirmation_lines` and `close`. When the

@@ -1,4 +1,4 @@
-"""Every panel limit, in one place (DECISIONS.md §5; raw-tui's own bounds are marked)."""
+"""Every panel limit, in one place (docs/panels.md; raw-tui's own bounds are marked)."""
 
 from __future__ import annotations
 

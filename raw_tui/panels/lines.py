@@ -1,4 +1,4 @@
-"""The only panel text the model reads (DECISIONS.md §5).
+"""The only panel text the model reads (docs/panels.md).
 
 A rejection echoes what the tool sent (a panel id, a field name): `bounded` keeps it one line
 and short, since these lines are added after the output cap."""

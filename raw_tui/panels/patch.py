@@ -1,4 +1,4 @@
-"""The patch vocabulary of DECISIONS.md §5 (not JSON Patch), applied all or nothing.
+"""The patch vocabulary of docs/panels.md (not JSON Patch), applied all or nothing.
 
     set {field, value}                 a top-level field; null deletes it
     set_block {block, before?}         add or replace a whole block (by id); `before` moves it

@@ -1,4 +1,4 @@
-"""Binding a predicate path to a schema (DECISIONS.md §2).
+"""Binding a predicate path to a schema (docs/gate.md).
 
 Can the path reach a `type: "string"` field? Followed: local `$ref` (`#/...`, cycle-safe),
 `allOf`/`anyOf`/`oneOf`, `properties`, `additionalProperties` (a schema, used when the name is

@@ -1,4 +1,4 @@
-"""Identity globs (DECISIONS.md §2): `*` any run (including `/` and newlines), `?` one character.
+"""Identity globs (docs/gate.md): `*` any run (including `/` and newlines), `?` one character.
 
 Everything else is literal and the whole identity must match. Matching splits the pattern on
 `*` into chunks and places each chunk at its leftmost possible position, which is exact for

@@ -1,4 +1,4 @@
-"""Predicates `{source, any, regex}` (DECISIONS.md §2): parsing and evaluation.
+"""Predicates `{source, any, regex}` (docs/gate.md): parsing and evaluation.
 
 The same evaluator serves `tools.rules[].when` and hook subscriptions' `when`.
 """

@@ -1,4 +1,4 @@
-"""`tools.rules` (DECISIONS.md §2): parsing, binding to tools, and the two evaluation steps.
+"""`tools.rules` (docs/gate.md): parsing, binding to tools, and the two evaluation steps.
 
 - `unconditional(identity)` is dispatch step 1: last matching rule without `when`
   (`deny` hides the tool from the model and gives `tool_denied`).

@@ -1,4 +1,4 @@
-"""The session's own key for every model tool call (docs/decisions/call-ids.md).
+"""The session's own key for every model tool call (docs/decisions.md).
 
 A provider's call ids are the provider's: some number calls per response (`call_0`,
 `read_file:0`), the scripted model numbers them from `call_1` on every replay, and a model

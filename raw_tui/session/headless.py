@@ -80,7 +80,7 @@ async def _run(args, prompt: str) -> int:
         ended = False
 
         def write(event: ev.Event) -> None:
-            # run_end is the last line (DECISIONS §7); the run's last turn runs SessionEnd
+            # run_end is the last line (docs/command-line.md); the run's last turn runs SessionEnd
             # before it, and anything published later (a late notice) goes to history only
             nonlocal ended
             if ended:

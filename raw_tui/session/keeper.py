@@ -1,4 +1,4 @@
-"""Writes a session's events to the history store (docs/decisions/call-ids.md).
+"""Writes a session's events to the history store (docs/decisions.md).
 
 A running tool's live output is not stored (its `tool_result` holds what the model read).
 A new session in which nothing happened — no turn, no panel action, no switch: only its

@@ -761,7 +761,7 @@ def _mcp_manager(config, cwd: str, warn, redactor: Redactor,
     client's (their env/header values used as given)."""
     from ..mcp.manager import McpManager
 
-    # credentials never leave (issue 9 §4)
+    # credentials never leave (docs/security.md)
     manager = McpManager(cwd=cwd, notify=warn, redactor=redactor)
     mcp = getattr(config, "mcp", None)
     if mcp is not None:

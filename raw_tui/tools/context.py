@@ -1,4 +1,4 @@
-"""What a handler and an effects descriptor receive as `ctx` (DECISIONS.md §3)."""
+"""What a handler and an effects descriptor receive as `ctx` (docs/gate.md)."""
 
 from __future__ import annotations
 

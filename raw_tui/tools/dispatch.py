@@ -11,7 +11,7 @@
 7. run_handler          tool_error
 
 A failure at any step stops the call before the next. Each step is a method named after it;
-each failure is a `Stop` carrying the code and text of DECISIONS.md §3.
+each failure is a `Stop` carrying the code and text of docs/gate.md.
 
 The tool's synchronous code (the import of its module at first use, `validate_args`,
 `describe_effects`, a plain `handler`) runs in a worker thread, never on the event loop, under
@@ -111,7 +111,7 @@ class Deadlines:
 
 @dataclass
 class DispatchReport:
-    """What happened to one call; `raw-tui call` prints it (DECISIONS.md §7)."""
+    """What happened to one call; `raw-tui call` prints it (docs/command-line.md)."""
 
     outcome: str  # ran | would_run | stopped
     stage: str

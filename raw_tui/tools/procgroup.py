@@ -1,6 +1,6 @@
 """Run one command in its own process group and tree; end the tree on timeout or cancel.
 
-Used by `builtin/bash` and the hook runner (DECISIONS.md §3 and §4):
+Used by `builtin/bash` and the hook runner (docs/gate.md and docs/hooks.md):
 
 - the child starts a new session (`start_new_session=True`), so it leads its own process group,
   and a new tree (raw_tui.tools.proctree: every process carrying its token, wherever it

@@ -115,7 +115,7 @@ class ToolSpec:
 
 
 def tool_folder(identity: str, *, config_dir: Path | None, where: str, file: str | None) -> Path:
-    """Where a tool identity lives (DECISIONS.md §1)."""
+    """Where a tool identity lives (docs/configuration.md)."""
     parts = identity.split("/")
 
     def bad(msg: str) -> ConfigError:

@@ -1,4 +1,4 @@
-"""Tool results: `{isError, code?, content: [...], truncated?}` (DECISIONS.md §3)."""
+"""Tool results: `{isError, code?, content: [...], truncated?}` (docs/gate.md)."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def _block_problem(block: Any) -> str | None:
         return None if "value" in block else "is a json block without a value"
     if kind == "panel":
         return None
-    if kind == "image":  # from an MCP server (DECISIONS.md §10)
+    if kind == "image":  # from an MCP server (docs/mcp.md)
         ok = block.get("mimeType") in ("image/png", "image/jpeg") and \
             isinstance(block.get("data"), str)
         return None if ok else "is an image block without a PNG/JPEG mimeType and data"

@@ -1,4 +1,4 @@
-"""A call's one-line summary, for the tool_call event (docs/decisions/call-ids.md).
+"""A call's one-line summary, for the tool_call event (docs/decisions.md).
 
 What a client shows of a call at a glance (`write_file note.txt`, `bash: ls -la`,
 `todo: 3/4 done`) is computed here, by the engine: a tool's entry module may define

@@ -1,5 +1,5 @@
 """The one door through which text from outside reaches the screen (see
-docs/decisions/ui-neutral.md).
+docs/decisions.md).
 
 Everything the UI draws that it did not write itself comes from its session client: the
 events (model text, tool arguments, results and output, hook messages, paths and previews,

@@ -1,4 +1,4 @@
-"""Who may use `raw-tui serve`: only whoever holds the URL it printed (docs/decisions/serve-host.md).
+"""Who may use `raw-tui serve`: only whoever holds the URL it printed (docs/decisions.md).
 
 The printed URL carries a fresh random token (128 bits). A request with it gets a cookie
 (`HttpOnly; SameSite=Strict`, a second random secret, never the token) and a redirect to the

@@ -113,7 +113,7 @@ async def test_the_permission_request_shows_what_the_modal_shows(tmp_path):
 
 
 async def test_extension_requests_before_initialize_are_invalid_request(tmp_path):
-    """DECISIONS §11: -32600 before initialize, for Raw's extensions as for the rest."""
+    """docs/acp.md: -32600 before initialize, for Raw's extensions as for the rest."""
     async with rig(tmp_path) as r:
         for method in ("raw/panel/action", "raw/tool/register", "raw/session/configure",
                        "raw/session/compact"):
@@ -193,7 +193,7 @@ def test_the_first_line_is_read_up_to_a_bound(tmp_path):
 
 
 async def test_a_session_is_busy_while_it_loads(tmp_path):
-    """MCP-ACP §2.1: the session is busy while session/load runs (-32002), never unknown,
+    """docs/acp.md: the session is busy while session/load runs (-32002), never unknown,
     and a prompt never interleaves its turn with the replayed history."""
     import acp
 

@@ -561,12 +561,12 @@ async def test_a_client_tool_reply_that_is_not_a_result(tmp_path):
 
 
 async def test_an_ask_for_write_file_carries_the_engines_diff(tmp_path):
-    """With the engine's approval preview (issue 9 §1), the permission request shows the
+    """With the engine's approval preview (docs/gate.md, "Approval"), the permission request shows the
     change as diffs: absolute path, the old text ("" for a new file), the new text."""
     from raw_tui import bus as ev
 
     if "preview" not in ev.ApprovalRequest.__struct_fields__:
-        pytest.skip("approval_request has no preview on this branch yet (issue 9 §1)")
+        pytest.skip("approval_request has no preview on this branch yet (docs/gate.md, "Approval")")
     edit = {"name": "write_file", "id": "c_edit", "arguments": {"operations": [
         {"mode": "overwrite", "path": "a.txt", "content": "new\n"},
         {"mode": "overwrite", "path": "fresh.txt", "content": "fresh\n"}]}}
@@ -585,7 +585,7 @@ async def test_an_ask_for_write_file_carries_the_engines_diff(tmp_path):
 
 
 async def test_a_write_allowed_by_policy_shows_its_diff_and_writes_the_same(tmp_path):
-    """DECISIONS.md §11: every write_file tool_call carries a `diff` per file (absolute
+    """docs/acp.md: every write_file tool_call carries a `diff` per file (absolute
     path, `oldText` "" for a new file) and its locations, kept on the completed update; no
     permission is asked, and what is written is what the model asked for."""
     edit = {"name": "write_file", "id": "c_edit", "arguments": {"operations": [
@@ -623,7 +623,7 @@ async def test_a_read_has_no_diff(tmp_path):
 # -- _raw/runtime/info ------------------------------------------------------------------------------
 
 async def test_runtime_info_describes_the_agent_its_tools_and_its_mcp_catalog(tmp_path):
-    """MCP-ACP.md §2.6: `{agent, limits, mcpSelection, toolPolicy, tools, mcpCatalog}` (plus
+    """docs/acp.md: `{agent, limits, mcpSelection, toolPolicy, tools, mcpCatalog}` (plus
     raw-tui's `version` and `config`), never a credential; it needs `runtimeInfo`."""
     from raw_tui.mcp.config import alias as mcp_alias
     from tests.mcpgate.mcp_kit import fixture_server, load, mcp_config

@@ -1,4 +1,4 @@
-"""ACP tool calls keyed by the session (docs/decisions/call-ids.md): a model that sends one
+"""ACP tool calls keyed by the session (docs/decisions.md): a model that sends one
 id twice in a response and again in the next turn gives the client a `toolCallId` per call,
 each with its own pending → in_progress → completed."""
 

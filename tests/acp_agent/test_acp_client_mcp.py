@@ -1,4 +1,4 @@
-"""An ACP client's `mcpServers` (DECISIONS.md §11, MCP-ACP.md §1.5) over the SDK's memory
+"""An ACP client's `mcpServers` (docs/acp.md, docs/mcp.md) over the SDK's memory
 transport, with real MCP servers: the hand-written stdio fixture and the SDK's streamable-HTTP
 one. Hidden until the agent selects a tool; then through the whole gate; ended with the
 session; a server that cannot start is a warning and the session goes on."""

@@ -1,6 +1,6 @@
 """Panels over ACP as Raw (issue 18). `session/cancel` ends a `_raw/panel/action` at once
 (item 1): waiting for its permission, the action is denied (-32004, as a cancelled permission
-is a denial: MCP-ACP.md §2.3) and a late "allow" from the client runs nothing; with its
+is a denial: docs/acp.md) and a late "allow" from the client runs nothing; with its
 handler running, it ends cancelled (-32006) and the handler's code after its await never
 runs. Only the first `acp_plan` panel sends plans (item 7)."""
 
@@ -67,7 +67,7 @@ PLAN_SCHEMA = {"type": "object", "properties": {"label": {"type": "string"}}}
 async def test_only_the_first_acp_plan_panel_sends_plans_and_the_rest_warn(tmp_path):
     """Raw: tests/panels-declarations.test.ts, "only the first acp_plan panel keeps the flag;
     the rest are cleared with a warning"; the plan carries Raw's `priority` and `children`
-    (MCP-ACP.md §2.4)."""
+    (docs/acp.md)."""
     tools = {name: (PLAN_TOOL, {"panels": PLAN_PANELS, "schema": PLAN_SCHEMA})
              for name in ("first", "second")}
     calls = [{"tool_calls": [{"name": "second", "arguments": {"label": "from second"}}]},

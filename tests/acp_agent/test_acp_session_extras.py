@@ -1,4 +1,4 @@
-"""`_raw/session/configure`, `_raw/session/compact` and `session/delete` (MCP-ACP.md §2.1, §2.6,
+"""`_raw/session/configure`, `_raw/session/compact` and `session/delete` (docs/acp.md,
 §2.7) over the SDK's memory transport with the recording client: success and every error."""
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ def test_checkpoint_of_a_1_mib_write_file_against_the_write(tmp_path):
     ratio = report("write_file of 1 MiB with its checkpoint vs without", checked, plain, 1.5)
     # The target is 1.5x and is not met: the previous content is read, hashed
     # (SHA-256) and copied before the write, measured 1.6-2.0x here
-    # (docs/decisions/checkpoints.md). This bound only guards against getting worse.
+    # (docs/decisions.md). This bound only guards against getting worse.
     assert ratio <= 2.5
 
 

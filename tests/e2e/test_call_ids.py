@@ -1,4 +1,4 @@
-"""Every call has a key of its own (docs/decisions/call-ids.md): the built-in demo replayed
+"""Every call has a key of its own (docs/decisions.md): the built-in demo replayed
 in one session through `raw-tui run --continue` (the scripted model numbers its calls from
 `call_1` again), and a provider that reuses `call_0` across turns and within one response:
 the JSONL, the saved history and the request bodies sent back never name two calls with

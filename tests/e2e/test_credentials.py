@@ -1,4 +1,4 @@
-"""Credentials never leave (issue 9 §4): a provider that echoes the key back, a tool that
+"""Credentials never leave (docs/security.md): a provider that echoes the key back, a tool that
 prints it, a model that streams it in pieces — `raw-tui run`'s stdout and stderr, the saved
 history, hook payloads, `call`'s report and the next model request hold no key."""
 

@@ -1,4 +1,4 @@
-"""Every path through the built-in demo makes sense (docs/decisions/call-ids.md): a write
+"""Every path through the built-in demo makes sense (docs/decisions.md): a write
 that was not approved is never ticked done, a question left unanswered neither, the plan's
 "Explain" action gets an explanation, and any prompt after the script's end runs it again,
 saying so — headless (`run --continue`, JSONL) and in the real UI (tmux, 80×24)."""

@@ -58,7 +58,7 @@ def test_pre_tool_use_deny_comes_before_approval(tmp_path):
     assert report["rule"] == "ask"
     assert report["approval_requested"] is False
     assert outcomes(report) == [("agent/veto", "PreToolUse", "denied")]
-    # a receipt is {id, event, outcome, duration_ms, message?, code?} (DECISIONS.md §4)
+    # a receipt is {id, event, outcome, duration_ms, message?, code?} (docs/hooks.md)
     assert set(report["receipts"][0]) == {"id", "event", "outcome", "duration_ms"}
     assert report["result"] is None
     assert not (work / "forbidden.txt").exists()

@@ -1,5 +1,5 @@
 """`raw-tui hooks test` and `raw-tui config list` with hooks, as a user runs them (issue 4):
-real subprocesses, exit codes of DECISIONS.md §7."""
+real subprocesses, exit codes of docs/command-line.md."""
 
 from __future__ import annotations
 

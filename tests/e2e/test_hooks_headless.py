@@ -135,7 +135,7 @@ def test_lifecycle_order_and_payload_fields(tmp_path):
         "session_start", "hook_event", "hook_event", "user_message", "assistant_text",
         "tool_call", "hook_event", "hook_event", "tool_result", "file_changes",
         "assistant_text", "hook_event",
-        "hook_event", "run_end"]  # a headless run's SessionEnd comes before run_end (§7)
+        "hook_event", "run_end"]  # a headless run's SessionEnd comes before run_end (docs/command-line.md)
 
 
 def test_resume_failure_and_stop_with_a_code(tmp_path):

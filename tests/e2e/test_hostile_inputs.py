@@ -1,4 +1,4 @@
-"""Every hostile input gets one clean line (issue 9 §3), driven from the outside: the real
+"""Every hostile input gets one clean line (docs/security.md, "Hostile input"), driven from the outside: the real
 command line in a subprocess. Each test failed before its fix with a traceback, a hang, or
 a value handed on that the contract refuses."""
 

@@ -1,5 +1,5 @@
 """A Raw tool's panel with an indeterminate progress bar keeps an idle raw-tui silent
-(issue 18, item 3; docs/decisions/panels-parity.md): the installed command, on a real pty,
+(issue 18, item 3; docs/decisions.md): the installed command, on a real pty,
 runs the fixture tool (tests/fixtures/raw_tools/board, copied unchanged into `tools/`),
 draws its panel, and then writes no byte while nobody touches it."""
 

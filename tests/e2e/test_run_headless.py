@@ -1,5 +1,5 @@
 """`raw-tui run` as a user runs it: a subprocess, a scripted model, JSONL parsed event by
-event, exit codes of DECISIONS.md §7."""
+event, exit codes of docs/command-line.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""An answered form drawn again shows its answers (docs/decisions/call-ids.md): the demo's
+"""An answered form drawn again shows its answers (docs/decisions.md): the demo's
 question answered in the real UI (tmux, 80×24), then the terminal detached and `raw-tui
 attach` draws the session from the host's snapshot, then Ctrl+Q and `--continue` draw it
 from the saved history: both show the choice, and `(answered)`."""

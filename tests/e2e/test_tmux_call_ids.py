@@ -1,6 +1,6 @@
 """The demo run twice in one session, in the real UI (tmux, 80×24): the scripted model
 numbers its calls from `call_1` again, yet the second run's tool blocks, approval and form
-are its own (docs/decisions/call-ids.md): drawn below the first run's, the form blank, and
+are its own (docs/decisions.md): drawn below the first run's, the form blank, and
 the saved history keys every call, approval and form apart."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hints name the command as the user ran it (docs/decisions/call-ids.md): quitting a UI
+"""Hints name the command as the user ran it (docs/decisions.md): quitting a UI
 started as `bin/raw-tui` (a venv's, not on PATH) says `bin/raw-tui --cwd … --continue`, and
 `raw-tui attach` in a directory with no live session lists the live ones elsewhere."""
 

@@ -1,4 +1,4 @@
-"""The full-screen UI started on a broken history (issue 9 §3), in a real terminal: the app
+"""The full-screen UI started on a broken history (docs/security.md, "Hostile input"), in a real terminal: the app
 ends and the terminal shows one line naming the database, no traceback."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tool blocks say what the call does in one line (docs/decisions/call-ids.md): the demo in
+"""Tool blocks say what the call does in one line (docs/decisions.md): the demo in
 the real UI (tmux, 80×24) shows `todo: 0/4 done`, `bash: pwd && ls | head -15`, `write_file
 …note.txt`, computed by the engine (the tool_call event's `summary`); the raw arguments are
 not drawn until Enter on the block shows them."""

@@ -1,4 +1,4 @@
-"""A call's one-line summary (docs/decisions/call-ids.md), through `raw-tui run` JSONL:
+"""A call's one-line summary (docs/decisions.md), through `raw-tui run` JSONL:
 a tool's own `summarize`, the generic line for a tool without one (or whose summarize
 raises, returns no text, or writes lines and controls), never stopping the call."""
 

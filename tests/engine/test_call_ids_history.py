@@ -1,4 +1,4 @@
-"""A history saved before calls had keys of their own (docs/decisions/call-ids.md) may name
+"""A history saved before calls had keys of their own (docs/decisions.md) may name
 two calls with one id: resumed, the model is still sent one id per call, each result under
 the key of its own call, and the session's next calls get keys no saved call has."""
 

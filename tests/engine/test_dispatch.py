@@ -1,4 +1,4 @@
-"""The seven steps of dispatch: each code and text of DECISIONS.md §3, in order."""
+"""The seven steps of dispatch: each code and text of docs/gate.md, in order."""
 
 from __future__ import annotations
 

@@ -164,7 +164,7 @@ async def test_clear_survives_a_resume(tmp_path):
 async def test_the_panel_reminder_and_the_summary_carry_no_secret(tmp_path):
     """A panel's state and the model's summary may quote a configured secret: the context
     after a compaction holds `[redacted]` instead, as the saved history does, so a resumed
-    session rebuilds the very same context (issue 9 §4)."""
+    session rebuilds the very same context (docs/security.md)."""
     key = "sk-compact-0123456789SECRET"
     board = {"name": "board", "arguments": {"text": f"token {key}"}}
     store = HistoryStore(tmp_path / "history.sqlite3")

@@ -291,7 +291,7 @@ def handler(args, ctx):
 
 async def test_post_tool_use_sees_the_result_before_the_cap(tmp_path):
     """The contract's order: panel blocks out, then hooks, then caps, then providers and
-    history (DECISIONS.md §3: PostToolUse runs, "then text is capped")."""
+    history (docs/gate.md: PostToolUse runs, "then text is capped")."""
     cfg_dir = tmp_path / "cfg"
     write_hook(cfg_dir, "size", """
         result = json.load(sys.stdin)["tool"]["result"]

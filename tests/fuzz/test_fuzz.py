@@ -1,4 +1,4 @@
-"""Fuzzing (issue 9 §3), the short version: a few hundred generated inputs per target, each
+"""Fuzzing (docs/security.md, "Hostile input"), the short version: a few hundred generated inputs per target, each
 ending as a value or the documented error, never a traceback. `scripts/fuzz` runs the same
 targets with 100,000 inputs each and prints the counts."""
 

@@ -271,7 +271,7 @@ def test_a_thousand_attach_detach_cycles_leave_fds_and_memory_flat(tmp_path):
 
 async def test_the_host_log_holds_no_secret_a_tool_prints(tmp_path, monkeypatch):
     """A tool that prints the API key to stderr writes into the host's log file: the log
-    shows `[redacted]`, never the key (issue 9 §4: redaction everywhere text is written)."""
+    shows `[redacted]`, never the key (docs/security.md: redaction everywhere text is written)."""
     secret = "sk-host-log-0123456789-SECRET"
     monkeypatch.setenv("LEAKY_VALUE", secret)
     args = setup(tmp_path, [{"tool_calls": [{"id": "l1", "name": "leaky", "arguments": {}}]},

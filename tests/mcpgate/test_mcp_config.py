@@ -1,4 +1,4 @@
-"""`mcp.servers` in raw.json, MCP tool ids, aliases, and `config list` (DECISIONS.md §10)."""
+"""`mcp.servers` in raw.json, MCP tool ids, aliases, and `config list` (docs/mcp.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """MCP tools through a whole session, against the hand-written fixture server: discovery,
-the result mapping, every failure of DECISIONS.md §10, cancel, progress, panels, clean-up."""
+the result mapping, every failure of docs/mcp.md, cancel, progress, panels, clean-up."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ async def test_a_server_crashing_mid_call_is_a_call_error_and_a_notice(tmp_path)
     h = await run_calls(tmp_path, ["crash", "after"])
     first, second = results(h)
     assert (first.code, first.content[0]["text"]) == ("mcp_call_error", "MCP call failed: fx")
-    # the server is gone: its tools are no longer exposed (no restart: MCP-ACP.md §1.4)
+    # the server is gone: its tools are no longer exposed (no restart: docs/mcp.md)
     assert (second.code, second.content[0]["text"]) == (
         "tool_not_exposed", f"tool unavailable: {alias('fx', 'echo')}")
     notices = [n.message for n in h.of(ev.Notice)]
@@ -243,7 +243,7 @@ async def test_an_echoed_credential_is_redacted(tmp_path, monkeypatch):
 
     if not hasattr(load(mcp_config(tmp_path / "probe", {"fx": server}, [ECHO]), tmp_path),
                    "redactor"):
-        pytest.skip("this version has no redactor yet (issue 9 §4)")
+        pytest.skip("this version has no redactor yet (docs/security.md)")
     h = await run_calls(tmp_path, ["env:TOKEN"], server=server)
     assert results(h)[0].content[0]["text"] == "[redacted]"
     assert "s3cr3t-value-42" not in repr(h.events)

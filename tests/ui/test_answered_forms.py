@@ -1,5 +1,5 @@
 """A form answered elsewhere (another attached client, the browser) shows the answers the
-engine kept (`interaction_settled.answers`, docs/decisions/call-ids.md): text, choice and
+engine kept (`interaction_settled.answers`, docs/decisions.md): text, choice and
 selection, disabled, under `(answered)`."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from ..fields import At
 from ..textfmt import Style
 
 # Every block may carry `fallback`: text shown where the block cannot be drawn (Raw's
-# BlockBase; docs/decisions/panels-parity.md).
+# BlockBase; docs/decisions.md).
 COMMON_FIELDS = frozenset({"id", "kind", "title", "fallback"})
 
 

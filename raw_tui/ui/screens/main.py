@@ -374,7 +374,7 @@ class MainScreen(Screen):
                         new_call: bool = False) -> ToolCallView:
         """The row of `call_id`. A `tool_call` (`new_call`) for an id whose row already shows
         a call starts a row of its own: a history saved before calls had keys of their own
-        (docs/decisions/call-ids.md) may name two calls with one id."""
+        (docs/decisions.md) may name two calls with one id."""
         view = self.tool_calls.get(call_id)
         if new_call and view is not None and view.arguments is not None:
             view = None

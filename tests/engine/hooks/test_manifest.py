@@ -1,4 +1,4 @@
-"""hook.json validation (DECISIONS.md §4): every rule, with the file and JSON path named."""
+"""hook.json validation (docs/hooks.md): every rule, with the file and JSON path named."""
 
 from __future__ import annotations
 

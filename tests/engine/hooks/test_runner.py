@@ -1,4 +1,4 @@
-"""The runner's rows (DECISIONS.md §4), each with a real hook process."""
+"""The runner's rows (docs/hooks.md), each with a real hook process."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""write_file: argument validation and intended effects (DECISIONS.md §3, "Write effects")."""
+"""write_file: argument validation and intended effects (docs/gate.md, "Write effects")."""
 
 from __future__ import annotations
 

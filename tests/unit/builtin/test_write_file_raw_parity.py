@@ -1,6 +1,6 @@
 """write_file held against Raw's own cases (lploc94/raw-cli `tests/write-patch.test.ts` and
 `tests/batch-write.test.ts`), each ported to our handler and preview; where raw-tui keeps a
-deliberate difference (docs/decisions/patch-parity.md) the test says so and checks ours."""
+deliberate difference (docs/decisions.md) the test says so and checks ours."""
 
 from __future__ import annotations
 
@@ -292,7 +292,7 @@ def test_replace_lines_line_delete_with_its_guard(write_file, tmp_path):
 
 def test_four_modes_in_order_with_the_line_guard(write_file, tmp_path):
     """Raw `batch-write.test.ts`, "write batch applies four modes in order, including empty
-    edits". One deliberate difference (docs/decisions/patch-parity.md): Raw leaves
+    edits". One deliberate difference (docs/decisions.md): Raw leaves
     `alpha\\ndelta` (the line's newline replaced too); raw-tui keeps the file's final
     newline: `alpha\\ndelta\\n`."""
     call(write_file, {"operations": [
@@ -313,7 +313,7 @@ def test_four_modes_in_order_with_the_line_guard(write_file, tmp_path):
 def test_no_newline_marker_in_update_and_empty_sources(write_file, tmp_path):
     """Raw `write-patch.test.ts`, "absent newline update marker, empty sources, path count
     and source size limits" (the first two). One deliberate difference
-    (docs/decisions/patch-parity.md): an empty file given `+one` becomes `one\\n` here, Raw
+    (docs/decisions.md): an empty file given `+one` becomes `one\\n` here, Raw
     `one`; with the marker it is `one` here too."""
     (tmp_path / "a").write_text("a\n")
     call(write_file, {"patch": patch("*** Update File: a", "@@", "-a", "+b",

@@ -1,4 +1,4 @@
-"""tool.json (DECISIONS.md §3) and its schemas: every rule, each error naming file and path."""
+"""tool.json (docs/gate.md) and its schemas: every rule, each error naming file and path."""
 
 from __future__ import annotations
 

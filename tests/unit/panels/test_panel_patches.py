@@ -221,7 +221,7 @@ def test_an_op_or_field_that_is_not_a_string_is_invalid_not_a_crash():
 
 
 def test_upsert_assigns_the_given_fields_and_keeps_the_others():
-    # DECISIONS §5: shallow field assignment; `{id, status}` ticks an item, keeping its label
+    # docs/panels.md: shallow field assignment; `{id, status}` ticks an item, keeping its label
     out = run({"op": "upsert_items", "block": "cl", "items": [{"id": "b1", "status": "done"}]},
               {"op": "upsert_items", "block": "cl", "items": [{"id": "b", "note": "n"}]},
               {"op": "upsert_items", "block": "fs", "items": [{"path": "/a.py", "note": "x"}]},

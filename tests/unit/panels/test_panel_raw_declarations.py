@@ -1,7 +1,7 @@
 """Raw's declaration keys load (issue 18: a tool written for Raw works unchanged): `open`,
 and on actions `blocks`, `when`, `primary`, `confirm`, checked as Raw checks them. Ported
 from Raw's tests/panels-protocol.test.ts, "declarations validate ids, limits, actions and
-templates" (raw-tui's own limits are looser: docs/decisions/panels-parity.md)."""
+templates" (raw-tui's own limits are looser: docs/decisions.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ask_user: 1–3 questions as one form the user answers (DECISIONS.md §6)."""
+"""ask_user: 1–3 questions as one form the user answers (docs/interactions.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""builtin/bash: run shell commands in order (DECISIONS.md §3).
+"""builtin/bash: run shell commands in order (docs/gate.md).
 
 Arguments `{commands: [{command, timeout_ms?}]}`, 1–16 commands. Each runs as
 `bash -c COMMAND` in `ctx.cwd`, in a new process group, stdin `/dev/null`, stdout and stderr

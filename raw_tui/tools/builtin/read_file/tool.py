@@ -1,4 +1,4 @@
-"""builtin/read_file: a text file as numbered lines (DECISIONS.md §3).
+"""builtin/read_file: a text file as numbered lines (docs/gate.md).
 
 Arguments `{path, offset?, limit?}`: `path` relative to `ctx.cwd` or absolute; `offset` is the
 first line shown (1-based, default 1); `limit` the most lines shown (default 2000). Lines are

@@ -1,4 +1,4 @@
-"""builtin/write_file: change files by a list of operations or by a patch (DECISIONS.md §3).
+"""builtin/write_file: change files by a list of operations or by a patch (docs/gate.md).
 
 Arguments: exactly one of
 
