@@ -566,7 +566,7 @@ async def test_an_ask_for_write_file_carries_the_engines_diff(tmp_path):
     from raw_tui import bus as ev
 
     if "preview" not in ev.ApprovalRequest.__struct_fields__:
-        pytest.skip("approval_request has no preview on this branch yet (docs/gate.md, "Approval")")
+        pytest.skip("approval_request has no preview on this branch yet (docs/gate.md, Approval)")
     edit = {"name": "write_file", "id": "c_edit", "arguments": {"operations": [
         {"mode": "overwrite", "path": "a.txt", "content": "new\n"},
         {"mode": "overwrite", "path": "fresh.txt", "content": "fresh\n"}]}}
