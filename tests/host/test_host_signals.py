@@ -58,7 +58,9 @@ def test_sigint_ends_the_host_cleanly(tmp_path):
     assert _gone_without_our_wait(host.pid), f"state {_state(host.pid)}"
     assert not host.socket.exists()
     stored = _stored(args, host.session_id)
-    assert (stored[-1]["type"], stored[-1]["state"]) == ("turn_state", "closing")
+    # closed as Quit closes it: a session in which nothing happened is not kept at all
+    # (docs/decisions.md, "Calls, forms and the demo"); one that was kept ends closing
+    assert stored == [] or (stored[-1]["type"], stored[-1]["state"]) == ("turn_state", "closing")
 
 
 async def test_sighup_is_ignored_and_not_passed_on_as_ignored(tmp_path):

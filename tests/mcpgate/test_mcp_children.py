@@ -54,6 +54,7 @@ async def test_closing_a_session_ends_the_children_of_its_mcp_servers(tmp_path, 
     harness = make_session(tmp_path, [call_line("fx", "echo", {"value": "hi"}),
                                       {"text": "Done."}],
                            config=load(config(tmp_path, mark), tmp_path))
+    before = _zombie_children()  # what earlier tests in this process left is not ours
     await harness.session.open()
     try:
         await harness.session.run_turn("go")
@@ -61,7 +62,11 @@ async def test_closing_a_session_ends_the_children_of_its_mcp_servers(tmp_path, 
     finally:
         await harness.session.close()
     assert survivors(mark) == []
-    assert [p for p in os.listdir("/proc") if p.isdigit() and _zombie_child(int(p))] == []
+    assert _zombie_children() - before == set()
+
+
+def _zombie_children() -> set[int]:
+    return {int(p) for p in os.listdir("/proc") if p.isdigit() and _zombie_child(int(p))}
 
 
 def _zombie_child(pid: int) -> bool:
