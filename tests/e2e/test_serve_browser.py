@@ -103,16 +103,16 @@ def test_a_browser_types_a_prompt_and_approves_a_write(served, tmp_path):
             browser.close()
 
 
-def test_alt_enter_in_the_browser_is_a_newline_and_enter_sends(server):
+def test_alt_enter_in_the_browser_is_a_newline_and_enter_sends(served):
     """xterm.js sends ESC CR for Alt+Enter: a newline in the composer (raw-tui's browser
     driver reads it, raw_tui/ui/browser_driver.py); Enter then sends both lines."""
-    url, place = server
+    place = served.place
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                      args=["--no-sandbox", "--disable-gpu"])
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 800})
-            page.goto(url + "/")
+            page.goto(served.token_url)  # the cookie, then the page without the token
             page.wait_for_selector("canvas", timeout=30000)
             _wait_for("the session to start", lambda: any(
                 e["type"] == "session_start" for e in _stored_events(place)))

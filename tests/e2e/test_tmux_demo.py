@@ -125,7 +125,7 @@ def test_the_demo_previews_bash_then_runs_again_and_clear_empties_the_screen(pla
         assert "dry run · network off" in screen, screen
         assert not (place / "w" / "raw-tui-demo").exists()  # nothing landed before the answer
         tmux.keys("a")
-        tmux.wait_for("That was bash in the sandbox")
+        tmux.wait_for(lambda s: "Approve bash?" not in s and "idle" in status_line(s))
         assert (place / "w" / "raw-tui-demo" / "hello.txt").read_text() == \
             "previewed in the sandbox before it landed\n"
         tmux.wait_for(lambda s: "idle" in status_line(s))

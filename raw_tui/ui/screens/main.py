@@ -509,6 +509,8 @@ class MainScreen(Screen):
                 form.deactivate(event.status)
         if answered_here:
             self.focus_composer()
+        if live:  # the form is done with: the chat follows the conversation again (its
+            self.chat.anchor()  # field's focus scrolled it up to the form and let go)
         if panel is not None and self.sidebar_forced and not self.questions:
             self.sidebar_forced = False
             self.apply_sidebar()
