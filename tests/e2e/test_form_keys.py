@@ -66,7 +66,8 @@ def test_a_waiting_form_is_reached_again_by_tab_and_by_enter(place):
 
         # Enter on its block in the chat focuses it (the block has no actions)
         _press_until(tmux, KEYS["tab"], lambda s: "chat" in status_line(s))
-        # the chat's cursor starts on its last row: the form's block
+        # the chat's cursor starts on its last row, the form's receipt: one Up is the form
+        send_bytes(tmux, KEYS["up"])
         send_bytes(tmux, KEYS["enter"])
         screen = tmux.wait_for(lambda s: "form" in status_line(s) or "no actions" in s)
         assert "no actions here" not in screen

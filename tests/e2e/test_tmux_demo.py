@@ -8,6 +8,8 @@ sleeps. Skipped only when tmux is missing.
 
 from __future__ import annotations
 
+import re
+
 import json
 from pathlib import Path
 
@@ -171,7 +173,7 @@ def test_continue_shows_the_earlier_chat_and_panels(place):
         screen = tmux.wait_for("All done. Try a panel action")
         # the panels as they were: the checklist all done, the plan at r1, drawn
         assert "Demo plan r5" in screen and "✔ Ask you a question" in screen, screen
-        assert "Plan r1" in screen and "│ Look │" in screen, screen
+        assert "Plan r1" in screen and re.search(r"│ Look +│", screen), screen
         assert "(answered)" in screen, screen  # the form, as it ended
         # scrolling back with the keyboard reaches the first message
         tmux.keys("Tab")
