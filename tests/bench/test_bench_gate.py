@@ -97,4 +97,6 @@ def test_config_list_leaves_its_start_up_objects_to_the_garbage_collector_once(t
     assert proc.returncode == 0, proc.stderr
     _, runs, deepest = proc.stderr.strip().splitlines()[-1].split()
     print(f"\n[bench] config list: {runs} garbage collections, deepest generation {deepest}")
-    assert int(runs) <= 3 and int(deepest) < 2
+    # 4 young passes since the sandbox's availability probe and the checkpoint settings load
+    # with the config (3 before); never a full one
+    assert int(runs) <= 4 and int(deepest) < 2
