@@ -132,8 +132,9 @@ def action_note(label: str, title: str, owner: str, text: str) -> str:
 
 # The session's entry point ---------------------------------------------------------------
 
-def item_label(document: Any, block_id: str | None, item_id: str | None) -> str | None:
-    """The label of an item (a key_value key, a files path, a table row id otherwise)."""
+def find_item(document: Any, block_id: str | None, item_id: str | None
+              ) -> tuple[dict, Any] | None:
+    """The item `item_id` of block `block_id` (nested ones too) and its block's item spec."""
     if document is None or block_id is None or item_id is None:
         return None
     for block in document.get("blocks") or []:
@@ -144,8 +145,17 @@ def item_label(document: Any, block_id: str | None, item_id: str | None) -> str 
             return None
         for item, _at, _depth in walk(item_list(block, spec), spec, ()):
             if item.get(spec.key) == item_id:
-                return item.get("label") or item.get("text") or item.get(spec.key)
+                return item, spec
     return None
+
+
+def item_label(document: Any, block_id: str | None, item_id: str | None) -> str | None:
+    """The label of an item (a key_value key, a files path, a table row id otherwise)."""
+    found = find_item(document, block_id, item_id)
+    if found is None:
+        return None
+    item, spec = found
+    return item.get("label") or item.get("text") or item.get(spec.key)
 
 
 async def run_panel_action(session: Any, command: Any) -> Any:
@@ -236,18 +246,8 @@ def check_applies(action: ActionDeclaration, document: Any, block: str | None,
 
 def item_field(document: Any, block_id: str | None, item_id: str | None, name: str) -> Any:
     """A field of an item of a block (None when there is no such item or field)."""
-    if document is None or block_id is None or item_id is None:
-        return None
-    for block in document.get("blocks") or []:
-        if block.get("id") != block_id:
-            continue
-        spec = item_spec(block)
-        if spec is None:
-            return None
-        for found, _at, _depth in walk(item_list(block, spec), spec, ()):
-            if found.get(spec.key) == item_id:
-                return found.get(name)
-    return None
+    found = find_item(document, block_id, item_id)
+    return None if found is None else found[0].get(name)
 
 
 def _respond(session: Any, panel: str, response: str) -> Any:
