@@ -136,6 +136,7 @@ async def end_leftovers(proc: asyncio.subprocess.Process, window_s: float) -> bo
         return False
     finally:
         tree.close()
+        reap()
 
 
 def keep_leftovers(proc: asyncio.subprocess.Process) -> None:
@@ -145,6 +146,7 @@ def keep_leftovers(proc: asyncio.subprocess.Process) -> None:
     if tree.anything_left():
         tree.members()
     tree.close()
+    reap()
 
 
 # ---------------------------------------------------------------------------- the runner

@@ -9,14 +9,13 @@ is cancelled (`Cancelled`, after `grace_s` for the code to see `ctx.cancelled` a
 A thread cannot be killed. One whose caller stopped waiting is *abandoned*: it runs on,
 counted in `stuck()` until it returns (the dispatcher says so in a warning notice), and it
 never holds up raw-tui's exit (daemon threads). Workers are reused, so a call costs a hand-off,
-not a new thread (woken on the caller's CPU: see `_Pool`); an abandoned worker is replaced by
+not a new thread (see `_Pool`); an abandoned worker is replaced by
 a new one when one is needed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import queue
 import threading
 from typing import Any, Callable
@@ -65,7 +64,7 @@ def escaped(error: BaseException) -> Exception:
 
 class _Job:
     __slots__ = ("fn", "args", "lock", "finished", "done", "value", "error", "loop",
-                 "future", "abandoned", "cpus")
+                 "future", "abandoned")
 
     def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
         self.fn, self.args = fn, args
@@ -78,7 +77,6 @@ class _Job:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.future: asyncio.Future | None = None
         self.abandoned = False
-        self.cpus: set[int] | None = None  # the caller's CPU set, for the worker to take
 
     def run(self, then: Callable[[], None]) -> None:
         """Run the code, then `then()` (the worker is free again), then wake the caller: the
@@ -123,22 +121,19 @@ def _settle(future: asyncio.Future) -> None:
 class _Worker:
     """One daemon thread running the jobs put on its own queue, one at a time."""
 
-    __slots__ = ("jobs", "tid")
+    __slots__ = ("jobs",)
 
     def __init__(self) -> None:
         self.jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self.tid: int | None = None  # its native thread id, once it runs
 
 
 class _Pool:
     """Idle workers on a stack (the most recently used first: its caches are warm); a new one
     starts when none is idle.
 
-    A hand-off is two thread wake-ups. When the worker sleeps on another CPU, each costs an
-    inter-processor interrupt: 50–90 µs a round trip on a virtual machine, against 15–25 µs
-    on the caller's CPU. So the caller restricts the idle worker to its own CPU before waking
-    it, and the worker gives itself back the caller's whole CPU set before it runs the code
-    (processes the tool starts inherit that, not the one CPU)."""
+    A hand-off is two thread wake-ups. The worker is not pinned to the caller's CPU: the
+    caller, woken while the worker still runs there, then moves to the other CPU on most
+    calls, which cost more than the wake-ups it saved (docs/decisions.md, "Tool code")."""
 
     lock = threading.Lock()
     idle: list[_Worker] = []
@@ -152,17 +147,12 @@ class _Pool:
             worker = _Worker()
             threading.Thread(target=cls._work, args=(worker,), name="raw-tui tool code",
                              daemon=True).start()
-        else:
-            job.cpus = _near_caller(worker)
         worker.jobs.put(job)
 
     @classmethod
     def _work(cls, worker: _Worker) -> None:
-        worker.tid = threading.get_native_id()
         while True:
             job = worker.jobs.get()
-            if job.cpus is not None:
-                _set_cpus(worker.tid, job.cpus)
             job.run(then=lambda: cls._free(worker))
 
     @classmethod
@@ -179,47 +169,6 @@ class _Pool:
     def returned(cls) -> None:
         with cls.lock:
             cls.stuck -= 1
-
-
-def _current_cpu() -> Callable[[], int] | None:
-    """glibc's `sched_getcpu` (a vDSO read), or None where there is none."""
-    if not hasattr(os, "sched_setaffinity"):
-        return None
-    try:
-        import ctypes
-
-        getcpu = ctypes.CDLL(None, use_errno=True).sched_getcpu
-    except (OSError, AttributeError):
-        return None
-    getcpu.restype = ctypes.c_int
-    getcpu.argtypes = []
-    return getcpu
-
-
-_getcpu = _current_cpu()
-
-
-def _near_caller(worker: _Worker) -> set[int] | None:
-    """Restrict the sleeping `worker` to the caller's CPU; the caller's CPU set to restore,
-    or None when nothing was changed (no affinity calls here, or a single CPU)."""
-    if _getcpu is None or worker.tid is None:
-        return None
-    try:
-        cpus = os.sched_getaffinity(0)
-        cpu = _getcpu()
-        if len(cpus) < 2 or cpu not in cpus:
-            return None
-        os.sched_setaffinity(worker.tid, {cpu})
-    except OSError:
-        return None
-    return cpus
-
-
-def _set_cpus(tid: int, cpus: set[int]) -> None:
-    try:
-        os.sched_setaffinity(tid, cpus)
-    except OSError:  # the set changed meanwhile: keep running where it is
-        pass
 
 
 def stuck() -> int:

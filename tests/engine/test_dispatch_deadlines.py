@@ -158,8 +158,8 @@ def test_sigint_stops_raw_tui_call_while_validate_args_spins(tmp_path, agent):
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs or more")
 async def test_a_handler_and_what_it_starts_run_on_every_cpu_raw_tui_may_use(tmp_path):
-    """The worker is woken on the caller's CPU (a cheaper hand-off), yet the handler runs with
-    the caller's whole CPU set, and so does every process it starts."""
+    """A reused worker runs the handler with the caller's whole CPU set, and so does every
+    process it starts (an earlier round pinned the worker to the caller's CPU)."""
     cfg = tmp_path / "cfg"
     write_tool(cfg, "cpus", '''
         import os, subprocess, sys

@@ -60,11 +60,25 @@ def _probe() -> Availability:
                                   timeout=PROBE_TIMEOUT_S)
         except (OSError, subprocess.TimeoutExpired) as err:
             return Availability(False, f"the sandbox did not start: {err}", _userns_fix())
+        finally:
+            _reap_adopted_bwrap()
     if done.returncode == 0 and done.stdout.strip() == b"ok":
         return Availability(True)
     why = done.stderr.decode("utf-8", "replace").strip().splitlines()
     detail = why[-1] if why else f"exit {done.returncode}"
     return Availability(False, _userns_reason(detail), _userns_fix())
+
+
+def _reap_adopted_bwrap(wait_s: float = 1.0) -> None:
+    """Wait for the probe's bubblewrap namespace init (raw_tui.tools.proctree.ADOPTED): it
+    ends just after the bwrap that waited for it, as a zombie child of raw-tui."""
+    import time
+
+    from ..proctree import reap_adopted
+
+    deadline = time.monotonic() + wait_s
+    while reap_adopted()[1] and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 def _read(path: str) -> str | None:
