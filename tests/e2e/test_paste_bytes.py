@@ -2,7 +2,7 @@
 arrives between `ESC[200~` and `ESC[201~` is text in the composer, whole, whatever escape
 sequences it holds (a cursor-position report, an arrow key, its own CR): a paste never
 becomes keystrokes, so a hostile clipboard cannot send a prompt past the composer
-(raw_tui/ui/keys.py, docs/security.md)."""
+(raw_tui/ui/paste.py, docs/security.md)."""
 
 from __future__ import annotations
 
