@@ -1,6 +1,6 @@
-"""raw-tui's key parser (raw_tui/ui/keys.py, raw_tui/ui/paste.py) on a bracketed paste: everything between the
-markers is one Paste, whole, however the terminal's bytes are split into reads; keys around
-it are keys."""
+"""raw-tui's key parser (raw_tui/ui/keys.py, raw_tui/ui/paste.py) on a bracketed paste:
+everything between the markers is one Paste, whole, however the terminal's bytes are split
+into reads; keys around it are keys."""
 
 from __future__ import annotations
 
