@@ -61,6 +61,8 @@ HISTORY_ERROR = "history_error"
 
 # Session hosts (raw_tui/host/paths.py): the socket directory is not ours, not 0700, a symlink
 SOCKET_DIR_ERROR = "socket_dir"
+# a host already listens on the session's socket (a second host for it is refused)
+SESSION_LIVE = "live"
 
 # Model providers (raw_tui/models): a request failed (HTTP status, connection, timeout, garbage)
 MODEL_ERROR = "model_error"

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
 async def serve(args, ready: Ready) -> int:
     from ..errors import ConfigError
     from ..session import open_session
-    from .paths import clear_stale, socket_path
+    from .paths import SessionLive, socket_path
     from .server import SessionHost
 
     try:
@@ -86,17 +86,19 @@ async def serve(args, ready: Ready) -> int:
         return 2
     store = session.store
     end_redaction = _redact_output(session.redactor)
+    refused = False  # another host serves the session: nothing of it is ours to close
     try:
         path = socket_path(session.session_id)
-        if not clear_stale(path):
-            ready.say(ok=False, code="live",
-                      message=f"session {session.session_id} is live: raw-tui attach "
-                              f"{session.session_id}")
-            return 1
         ui = session.config.raw.ui
         host = SessionHost(session, history=history,
                            idle_timeout_s=float(ui.detached_idle_timeout_s))
-        await host.start(path)
+        try:
+            await host.start(path)  # never over a live host's socket
+        except SessionLive as err:
+            refused = True  # its SessionEnd is the live host's to run, not ours
+            ready.say(ok=False, code=err.code, message=err.message)
+            log(f"not started: {err.message}")
+            return 1
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, host.stop_soon, "terminated")
         loop.add_signal_handler(signal.SIGINT, host.stop_soon, "interrupted")
@@ -107,7 +109,8 @@ async def serve(args, ready: Ready) -> int:
         log(f"session {session.session_id} ended: {host.end_reason}")
         return 0
     finally:
-        await session.close()
+        if not refused:
+            await session.close()
         if store is not None:
             store.close()
         if end_redaction is not None:

@@ -17,6 +17,7 @@ import bisect
 import os
 import socket
 import struct
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,10 +27,14 @@ import msgspec
 from .. import bus as ev
 from .. import commands as cmd
 from . import protocol as wire
+from .paths import Bound, bind_socket, release_socket
 
 IDLE_CHECK_MAX_S = 30.0
 LAZY_FLUSH_S = 0.004  # streamed text waits at most this long (a frame is 16 ms)
 _PEERCRED = struct.Struct("3i")  # pid, uid, gid
+# from Python 3.13 asyncio removes the socket on close by itself; ours does it under the
+# directory's lock (raw_tui/host/paths.py)
+_NO_CLEANUP = {"cleanup_socket": False} if sys.version_info >= (3, 13) else {}
 
 
 def peer_uid(sock: socket.socket) -> int:
@@ -134,7 +139,7 @@ class SessionHost:
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task] = set()
         self._idle_task: asyncio.Task | None = None
-        self._path: Path | None = None
+        self._bound: Bound | None = None
         for event in history or ():
             self._remember(event, live=False)
         self._unsubscribe = session.bus.subscribe(self._on_event)
@@ -219,15 +224,18 @@ class SessionHost:
 
     # the socket ----------------------------------------------------------------------------
     async def start(self, path: Path) -> None:
-        """Listen on `path` (mode 0600: created under umask 077)."""
-        old = os.umask(0o177)
+        """Listen on `path` (mode 0600), never over a live host's socket: a stale one is
+        taken over, a live one raises SessionLive (raw_tui/host/paths.py)."""
+        bound = bind_socket(path)
         try:
             self._server = await asyncio.start_unix_server(
-                self._connection, path=os.fspath(path), limit=wire.MAX_FRAME_BYTES)
-        finally:
-            os.umask(old)
-        os.chmod(path, 0o600)
-        self._path = path
+                self._connection, sock=bound.sock, limit=wire.MAX_FRAME_BYTES,
+                **_NO_CLEANUP)
+        except BaseException:
+            bound.sock.close()
+            release_socket(bound)
+            raise
+        self._bound = bound
         self._idle_task = asyncio.ensure_future(self._idle_watch())
 
     async def _connection(self, reader: asyncio.StreamReader,
@@ -341,11 +349,8 @@ class SessionHost:
         self.end_reason = reason
         if self._server is not None:
             self._server.close()
-        if self._path is not None:
-            try:
-                os.unlink(self._path)
-            except FileNotFoundError:
-                pass
+        if self._bound is not None:
+            release_socket(self._bound)  # only while it is still ours, not a later host's
         try:
             await self.session.close()
         finally:

@@ -5,15 +5,20 @@ A new session in which nothing happened — no turn, no panel action, no switch:
 start, hook receipts, notices — may be dropped when it closes (`drop_if_empty`), so that launching
 raw-tui and quitting without a prompt leaves no "(no prompt)" session behind. While it is
 open it is saved as any other (`--resume ID` and `attach` find it).
+
+With `on_unsaved` set (an interactive session: raw_tui/session/unsaved.py), a write that
+fails is told to it once, and nothing more is written: the session says it is no longer
+saved. Without it the error reaches the bus (a headless run ends on the store's failure).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 
 from .. import bus as ev
+from .store import HistoryError
 
 # what a session holds before anything happened in it
 _BEFORE = (ev.SessionStart, ev.TurnState, ev.HookEvent, ev.Notice, ev.HooksReload)
@@ -26,6 +31,8 @@ class HistoryKeeper:
         self.session_id = session_id
         self.new = create is not None
         self.happened = False  # something the session would be continued for
+        self.on_unsaved: Callable[[HistoryError], None] | None = None
+        self.unsaved: HistoryError | None = None  # the write that failed (with on_unsaved)
         if create is not None:
             store.create(session_id, **create)
 
@@ -34,7 +41,15 @@ class HistoryKeeper:
             return
         if not self.happened and _happened(event):
             self.happened = True
-        self.store.append(self.session_id, event)
+        if self.unsaved is not None:
+            return  # said once: the session is no longer saved
+        try:
+            self.store.append(self.session_id, event)
+        except HistoryError as err:
+            if self.on_unsaved is None:
+                raise
+            self.unsaved = err
+            self.on_unsaved(err)
 
     @property
     def saved(self) -> bool:

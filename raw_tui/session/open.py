@@ -65,4 +65,8 @@ def open_session(args, *, interactive: bool, store: HistoryStore | None = None,
         raise
     session = Session(config, agent, cwd=cwd, bus=bus, store=store, interactive=interactive,
                       session_id=session_id, history=history, keep_empty=False)
+    if interactive:  # the UI's session: a history that cannot be written stops its turns
+        from .unsaved import stop_when_unsaved
+
+        stop_when_unsaved(session)
     return session, history

@@ -323,6 +323,11 @@ class Session:
             return cmd.Reply(ok=False, code="closed", message="the session is closed")
         if self.busy:
             return cmd.Reply(ok=False, code="busy", message="a turn is running")
+        if self.keeper is not None and self.keeper.unsaved is not None:  # session/unsaved.py
+            from .unsaved import refusal
+
+            return cmd.Reply(ok=False, code=errors.HISTORY_ERROR,
+                             message=refusal(self.keeper.unsaved))
         return None
 
     # retry and edit ----------------------------------------------------------------------

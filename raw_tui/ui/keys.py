@@ -7,6 +7,7 @@ xterm's modifyOtherKeys form), where Textual's parser reads another key or none.
   `extended-keys` on, once an application asked for it). Textual reads Shift+Enter in it as a
   key named `shift+\\r` that nothing binds, Alt+Enter as a bare CR. It means what the kitty
   form `CSI CODE ; MOD u` means, which Textual reads right: it is read as that.
+- A bracketed paste is read whole, never as keys (raw_tui/ui/paste.py).
 
 The driver asks the terminal for modifyOtherKeys (mode 1: only the keys that would read as
 another key without it) so that xterm and tmux tell Shift+Enter from Enter; a terminal that
@@ -21,13 +22,15 @@ from typing import Iterable
 from textual import events
 from textual._xterm_parser import XTermParser
 
+from .paste import WholePastes
+
 ALT_ENTER = "\x1b\r"
 MODIFY_OTHER_KEYS = re.compile(r"\x1b\[27;(\d+);(\d+)~")  # fixed escape sequences, not user text
 MODIFY_OTHER_KEYS_ON = "\x1b[>4;1m"
 MODIFY_OTHER_KEYS_OFF = "\x1b[>4;0m"
 
 
-class KeyParser(XTermParser):
+class KeyParser(WholePastes, XTermParser):
     def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
         if sequence == ALT_ENTER:
             yield events.Key("alt+enter", None)
