@@ -99,10 +99,11 @@ def _guarded(server_class: type) -> type:
             asyncio.set_event_loop(loop)
             for signum in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(signum, self.request_exit)
-            web.run_app(self._make_app(), sock=self.listener, handle_signals=False, loop=loop,
+            web.run_app(self.guarded_app(), sock=self.listener, handle_signals=False, loop=loop,
                          print=lambda *args: None)
 
-        async def _make_app(self) -> web.Application:
+        async def guarded_app(self) -> web.Application:
+            """textual-serve's routes behind the guard, with raw-tui's page at /."""
             app = web.Application(middlewares=[self.guard.middleware])
             app.add_routes([
                 web.get("/", handle_index, name="index"),

@@ -23,6 +23,7 @@ from textual.widgets import Static
 from ...bus import ApprovalRequest
 from ...commands import (ApprovalAnswer, Cancel, EditPrompt, FormAnswer, FormCancel, PanelAction,
                          Prompt, Retry)
+from ..textual_private import draw_now, is_closing
 from ..widgets.chat_view import ChatView, HiddenRow
 from ..widgets.navigator import Navigator, Target
 from ..widgets.prompt_queue import PromptQueue
@@ -138,7 +139,7 @@ class MainScreen(Screen):
         """Right after the first frame: the composer takes its stand-in's place, with the
         keys typed into that meanwhile, in order; and the focus, if it had it."""
         stand_in = next(iter(self.query(ComposerStandIn)), None)
-        if stand_in is None or not self.is_attached or self._closing:  # (quit at once)
+        if stand_in is None or not self.is_attached or is_closing(self):  # (quit at once)
             return
         from ..widgets.composer import Composer
 
@@ -338,9 +339,7 @@ class MainScreen(Screen):
         instant reply queued behind the prompt's event, and the frame that cleared the
         composer, put the prompt two frames (~35 ms) after Enter. Once per prompt, so the
         frame rate stays bounded. Textual has no public call for it (docs/decisions.md)."""
-        app = self.app
-        if self.is_current and app._dom_ready and not app._batch_count:  # after the 1st frame
-            self._refresh_layout()
+        draw_now(self)  # after the first frame (ui/textual_private.py)
 
     async def on_assistant_delta_arrived(self, message: msg.AssistantDeltaArrived) -> None:
         if message.live:  # a resumed session draws the final text
