@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import HISTORY_ERROR, SOCKET_DIR_ERROR, ConfigError, RawError, json_path
+from .errors import (HISTORY_ERROR, HOST_FAILED, SESSION_LIVE, SOCKET_DIR_ERROR, UNKNOWN_SESSION,
+                     ConfigError, RawError, json_path)
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a tool killed by the closed pipe would give
@@ -318,8 +319,8 @@ def cmd_ui(args) -> int:
             try:
                 outcome = asyncio.run(_run_ui(args))
             except Exception as err:
-                if getattr(err, "code", None) in ("unknown_session", "live", "host_failed",
-                                                  "socket_dir"):
+                if getattr(err, "code", None) in (UNKNOWN_SESSION, SESSION_LIVE, HOST_FAILED,
+                                                  SOCKET_DIR_ERROR):
                     from .termsafe import escape_controls  # the UI's stderr is not wrapped
 
                     print(escape_controls(f"raw-tui: {err.message}", keep_lines=False),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..errors import ConfigError, RawError
+from ..errors import NOT_LIVE, ConfigError, RawError
 from ..termsafe import escape_controls
 from . import protocol
 from .paths import SocketDirError, live_sessions
@@ -20,7 +20,7 @@ from .paths import SocketDirError, live_sessions
 
 class NotLive(RawError):
     def __init__(self, message: str) -> None:
-        super().__init__("not_live", message)
+        super().__init__(NOT_LIVE, message)
 
 
 def detach_wanted(args: Any) -> bool:

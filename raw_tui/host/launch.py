@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import errors
 from ..errors import HISTORY_ERROR, ConfigError, RawError
 from ..paths import open_private, state_home
 
@@ -89,14 +90,14 @@ def start_host(args, *, timeout: float = READY_TIMEOUT_S) -> Started:
         code = process.poll()
         if code is None:
             process.kill()
-        raise HostStartError("host_failed", f"the session host did not start "
+        raise HostStartError(errors.HOST_FAILED, f"the session host did not start "
                                             f"(exit {process.wait()}); see {log_path}")
     report = json.loads(line)
     if not report.get("ok"):
         process.wait()
-        if report.get("code") == "config":
+        if report.get("code") == errors.HOST_CONFIG:
             raise _ConfigLine(report.get("message", ""))
-        raise HostStartError(report.get("code") or "host_failed", report.get("message", ""))
+        raise HostStartError(report.get("code") or errors.HOST_FAILED, report.get("message", ""))
     # reaped as soon as it ends (SIGTERM, Quit, idle), not left a zombie until we exit
     threading.Thread(target=process.wait, name=f"reap-host-{process.pid}", daemon=True).start()
     return Started(session_id=report["session_id"], socket=Path(report["socket"]),

@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import errors
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="raw-tui-host")
@@ -62,11 +64,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return asyncio.run(serve(args, ready))
     except KeyboardInterrupt:  # SIGINT before the session was served
-        ready.say(ok=False, code="host_failed", message="interrupted while starting")
+        ready.say(ok=False, code=errors.HOST_FAILED, message="interrupted while starting")
         log("host interrupted while starting")
         return 130
     except Exception as err:
-        ready.say(ok=False, code=getattr(err, "code", "error"), message=_line(err))
+        ready.say(ok=False, code=getattr(err, "code", errors.ERROR), message=_line(err))
         log(f"host failed: {_line(err)}")
         return 1
     finally:
@@ -82,14 +84,14 @@ async def serve(args, ready: Ready) -> int:
     try:
         session, history = open_session(args, interactive=True)
     except ConfigError as err:
-        ready.say(ok=False, code="config", message=err.line())
+        ready.say(ok=False, code=errors.HOST_CONFIG, message=err.line())
         return 2
     store = session.store
     end_redaction = _redact_output(session.redactor)
     try:
         path = socket_path(session.session_id)
         if not clear_stale(path):
-            ready.say(ok=False, code="live",
+            ready.say(ok=False, code=errors.SESSION_LIVE,
                       message=f"session {session.session_id} is live: raw-tui attach "
                               f"{session.session_id}")
             return 1

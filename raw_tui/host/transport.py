@@ -18,6 +18,7 @@ from typing import Any, Callable
 from .. import bus as ev
 from ..client import Deliver, Opened, placeholder_info
 from ..commands import Command, Quit, Reply, SavedSession
+from ..errors import SESSION_CLOSED
 from .client import HostClient
 
 
@@ -81,7 +82,7 @@ class SocketTransport:
     async def handle(self, command: Command) -> Reply:
         await self._settled.wait()
         if self.client is None:
-            return Reply(ok=False, code="session_closed", message="the session could not start")
+            return Reply(ok=False, code=SESSION_CLOSED, message="the session could not start")
         self._quitting = self._quitting or isinstance(command, Quit)
         return await self.client.handle(command)
 

@@ -6,14 +6,14 @@ import dataclasses
 from pathlib import Path
 
 from .. import bus as ev
-from ..errors import RawError
+from ..errors import UNKNOWN_SESSION, RawError
 from .session import Session
 from .store import HistoryStore
 
 
 class UnknownSession(RawError):
     def __init__(self, message: str) -> None:
-        super().__init__("unknown_session", message)
+        super().__init__(UNKNOWN_SESSION, message)
 
 
 def switched_agent(config, agent, history: list[ev.Event]):

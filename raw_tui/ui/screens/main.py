@@ -21,6 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ...bus import ApprovalRequest
+from ...errors import BUSY
 from ...commands import (ApprovalAnswer, Cancel, EditPrompt, FormAnswer, FormCancel, PanelAction,
                          Prompt, Retry)
 from ..textual_private import draw_now, is_closing
@@ -680,7 +681,7 @@ class MainScreen(Screen):
         else:
             command = Prompt(text=message.text)
         reply = await self.app.send(command, notify=False)
-        if not reply.ok and reply.code == "busy" and isinstance(command, Prompt):
+        if not reply.ok and reply.code == BUSY and isinstance(command, Prompt):
             self.prompt_queue.add(message.text)  # a turn runs: sent when it ends
             if self.status_line.status.state == "idle":  # ... it ended meanwhile
                 self.run_worker(self.send_queued(), group="queued", exclusive=True)
@@ -701,7 +702,7 @@ class MainScreen(Screen):
         if text is None:
             return
         reply = await self.app.send(Prompt(text=text), notify=False)
-        if not reply.ok and reply.code == "busy":
+        if not reply.ok and reply.code == BUSY:
             self.prompt_queue.put_back(text)
         elif not reply.ok:  # refused for good: back to the composer, not lost
             self.notify(f"queued prompt not sent: {reply.message or reply.code}",
