@@ -35,6 +35,7 @@ import msgspec
 from . import bus as events
 from .commands import (AnyCommand, Command, Reply, SavedSession, SessionApi, SessionInfo,
                        UiSettings)
+from .errors import SESSION_CLOSED
 
 Deliver = Callable[[events.Event], None]
 Opener = Callable[[], "tuple[SessionApi, list[events.Event]]"]
@@ -121,7 +122,7 @@ class InProcessTransport:
     async def handle(self, command: Command) -> Reply:
         await self._settled.wait()
         if self.session is None:
-            return Reply(ok=False, code="session_closed", message="the session could not start")
+            return Reply(ok=False, code=SESSION_CLOSED, message="the session could not start")
         return await self.session.handle(command) or Reply()
 
     async def saved_sessions(self) -> list[SavedSession]:

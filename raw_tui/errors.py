@@ -18,6 +18,10 @@ APPROVAL_ERROR = "approval_error"
 TOOL_ERROR = "tool_error"
 CANCELLED = "cancelled"
 
+# A tool call's result with one of these codes was stopped by the gate, not by the tool
+DENIAL_CODES = (TOOL_DENIED, HOOK_DENIED, HOOK_ERROR, APPROVAL_DENIED, APPROVAL_REQUIRED,
+                APPROVAL_ERROR, TOOL_NOT_EXPOSED)
+
 # bash's sandbox (docs/sandbox.md)
 SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 SANDBOX_CONFLICT = "sandbox_conflict"
@@ -52,17 +56,42 @@ HOOK_ABORTED = "aborted"
 # write_file
 PATCH_REPEATED_TARGET = "patch_repeated_target"
 # a patch that cannot be applied as it stands (Raw's code); the message starts with the reason,
-# Raw's words too: patch_context_not_found, patch_ambiguous_context, patch_symlink_path,
-# patch_binary_source, patch_invalid_utf8, patch_parent_not_directory
+# one of the PATCH_* reasons below (Raw's words too)
 PATCH_PREFLIGHT_FAILED = "patch_preflight_failed"
+PATCH_CONTEXT_NOT_FOUND = "patch_context_not_found"
+PATCH_AMBIGUOUS_CONTEXT = "patch_ambiguous_context"
+PATCH_SYMLINK_PATH = "patch_symlink_path"
+PATCH_PARENT_NOT_DIRECTORY = "patch_parent_not_directory"
+PATCH_BINARY_SOURCE = "patch_binary_source"
+PATCH_INVALID_UTF8 = "patch_invalid_utf8"
+PATCH_DESTINATION_EXISTS = "patch_destination_exists"
+
+# MCP tools (docs/mcp.md): a server's failure, a call that failed, a result that cannot be
+# handed on (content of an unsupported type, too large)
+MCP_ERROR = "mcp_error"
+MCP_CALL_ERROR = "mcp_call_error"
+UNSUPPORTED_CONTENT = "unsupported_content"
+RESULT_TOO_LARGE = "result_too_large"
 
 # Saved history (raw_tui/session/store.py): the database cannot be opened or used
 HISTORY_ERROR = "history_error"
 
 # Session hosts (raw_tui/host/paths.py): the socket directory is not ours, not 0700, a symlink
 SOCKET_DIR_ERROR = "socket_dir"
-# a host already listens on the session's socket (a second host for it is refused)
+# ... the host did not start; its start-up report: the configuration is invalid, the session is
+# live in another host already; an error without a code of its own
+HOST_FAILED = "host_failed"
+HOST_CONFIG = "config"
 SESSION_LIVE = "live"
+ERROR = "error"
+# a command to a host the client is no longer attached to; a command the host failed to run
+DETACHED = "detached"
+INTERNAL_ERROR = "internal_error"
+
+# Opening a session: `--resume`/`attach` names no saved session; the session could not start
+UNKNOWN_SESSION = "unknown_session"
+NOT_LIVE = "not_live"  # `attach`: the session named (or this directory's) is not live
+SESSION_CLOSED = "session_closed"
 
 # Model providers (raw_tui/models): a request failed (HTTP status, connection, timeout, garbage)
 MODEL_ERROR = "model_error"
@@ -73,6 +102,16 @@ REWIND_UNAVAILABLE = "rewind_unavailable"
 NOTHING_TO_UNDO = "nothing_to_undo"  # an Undo command with no change to take back (docs/checkpoints.md)
 UNKNOWN_AGENT = "unknown_agent"
 UNKNOWN_MODEL = "unknown_model"
+BUSY = "busy"  # a command that needs an idle session while a turn runs
+CLOSED = "closed"  # a command to a session that is closed
+TRUNCATED = "truncated"  # run_end: the turn's last reply hit the model's output limit
+
+# Panel actions run in a client (docs/acp.md): Raw's codes, which ACP maps; a client's
+# callback that timed out
+STALE_PANEL = "stale_panel"
+INVALID_ACTION = "invalid_action"
+PROMPT_ACTION = "prompt_action"
+TIMEOUT = "timeout"
 
 
 class RawError(Exception):

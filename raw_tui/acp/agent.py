@@ -20,6 +20,7 @@ from acp import LoadSessionResponse, NewSessionResponse
 from acp.schema import ListSessionsResponse, ResumeSessionResponse, SessionInfo
 
 from .. import commands as cmd
+from .. import errors
 from . import codes, updates
 from .bridge import SessionBridge
 from .client_mcp import client_servers
@@ -195,7 +196,7 @@ class RawAgent:
         bridge.last_end = None
         reply = await bridge.session.handle(cmd.Prompt(text=text))
         if not reply.ok:
-            code = codes.BUSY if reply.code == "busy" else codes.UNKNOWN_SESSION
+            code = codes.BUSY if reply.code == errors.BUSY else codes.UNKNOWN_SESSION
             raise error(code, reply.message or "the session cannot take a prompt")
         await bridge.session.wait_idle()
         await bridge.flush()
@@ -256,8 +257,8 @@ class RawAgent:
             raise error(codes.INVALID_PARAMS, "a prompt action runs in the client",
                         {"draft": reply.draft, "send": reply.send})
         if not reply.ok:
-            code = reply.code or "tool_error"
-            raise error(codes.ACTION_CODES.get(code, codes.UPSTREAM if code == "tool_error"
+            code = reply.code or errors.TOOL_ERROR
+            raise error(codes.ACTION_CODES.get(code, codes.UPSTREAM if code == errors.TOOL_ERROR
                                                else codes.INVALID_PARAMS),
                         reply.message or code, {"code": code})
         return {"operationId": uuid.uuid4().hex, "message": reply.message}
@@ -314,7 +315,7 @@ class RawAgent:
         if not reply.ok:
             bridge.say(updates.compacted("cancelled"))
             await bridge.flush()
-            raise error(codes.BUSY if reply.code == "busy" else codes.UNKNOWN_SESSION,
+            raise error(codes.BUSY if reply.code == errors.BUSY else codes.UNKNOWN_SESSION,
                         reply.message or "the session cannot compact now")
         await session.wait_idle()
         end = bridge.last_end

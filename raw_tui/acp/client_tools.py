@@ -20,6 +20,7 @@ from typing import Any
 
 from ..contract.schema import build_validator
 from ..contract.tool_manifest import ToolManifest
+from .. import errors
 from ..errors import ConfigError
 from ..tools.registry import ExposedTools, ToolSpec
 from ..tools.result import error_result, normalize
@@ -140,7 +141,7 @@ def client_result(reply: Any) -> Any:
     for i, block in enumerate(reply["content"]):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind not in CONTENT_TYPES:
-            return error_result("unsupported_content",
+            return error_result(errors.UNSUPPORTED_CONTENT,
                                 f"content[{i}]: type {kind!r} is not supported")
     result = {"isError": reply.get("isError", False), "content": reply["content"]}
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .. import errors
+
 UNKNOWN_SESSION = -32001
 BUSY = -32002
 NOT_NEGOTIATED = -32003
@@ -16,14 +18,14 @@ INVALID_PARAMS = -32602
 
 # A panel action's engine code -> its JSON-RPC code (docs/acp.md).
 ACTION_CODES = {
-    "busy": BUSY,
-    "tool_denied": UNKNOWN_TOOL, "tool_not_exposed": UNKNOWN_TOOL,
-    "approval_denied": UNKNOWN_TOOL, "approval_required": UNKNOWN_TOOL,
-    "hook_denied": UNKNOWN_TOOL, "hook_error": UNKNOWN_TOOL,
-    "stale_panel": INVALID_PARAMS, "invalid_action": INVALID_PARAMS,
-    "panel_unknown": INVALID_PARAMS, "prompt_action": INVALID_PARAMS,
-    "cancelled": CANCELLED,
-    "timeout": TIMEOUT,
+    errors.BUSY: BUSY,
+    errors.TOOL_DENIED: UNKNOWN_TOOL, errors.TOOL_NOT_EXPOSED: UNKNOWN_TOOL,
+    errors.APPROVAL_DENIED: UNKNOWN_TOOL, errors.APPROVAL_REQUIRED: UNKNOWN_TOOL,
+    errors.HOOK_DENIED: UNKNOWN_TOOL, errors.HOOK_ERROR: UNKNOWN_TOOL,
+    errors.STALE_PANEL: INVALID_PARAMS, errors.INVALID_ACTION: INVALID_PARAMS,
+    errors.PANEL_UNKNOWN: INVALID_PARAMS, errors.PROMPT_ACTION: INVALID_PARAMS,
+    errors.CANCELLED: CANCELLED,
+    errors.TIMEOUT: TIMEOUT,
 }
 
 

@@ -28,15 +28,12 @@ def log_path() -> Path:
     return state_home() / LOG_NAME
 
 
-def cmd_acp(args) -> int:
+def serve_stdio(config, agent_config) -> int:
+    """Serve ACP for `agent_config` of `config` (loaded by raw_tui/cli/acp.py) on this
+    process's stdin/stdout until the client closes."""
     from .. import __version__
-    from ..cli import load
     from .handshake import early_reply
 
-    # a config error exits 2 before anything is served; a selected MCP tool may name a
-    # server the client supplies in session/new
-    config = load(args, client_mcp=True)
-    agent_config = config.agent(args.agent)
     protocol_in, protocol_out = _take_stdio()
     end_logging = _start_logging(config.redactor)
     sdk = threading.Thread(target=_import_sdk, name="acp-import", daemon=True)

@@ -20,7 +20,7 @@ async def undo(bridge: Any, params: dict[str, Any]) -> dict[str, Any]:
         raise error(codes.INVALID_PARAMS, "dryRun: true or false")
     reply = await bridge.session.handle(cmd.Undo(turn=turn, dry_run=dry_run))
     await bridge.flush()
-    if reply.code == "busy":
+    if reply.code == errors.BUSY:
         raise error(codes.BUSY, reply.message or "the session is busy")
     if not reply.ok and reply.code != errors.NOTHING_TO_UNDO:
         raise error(codes.UPSTREAM, reply.message or "undo failed", {"code": reply.code})

@@ -22,7 +22,7 @@ from typing import Any, Callable, TextIO, Union
 
 import msgspec
 
-from ..errors import ConfigError
+from ..errors import TOOL_ERROR, ConfigError
 from ..frozen import freeze
 from ..jsonstrict import loads
 from ..redact import Redactor
@@ -55,7 +55,7 @@ def default_payload(event: str, *, cwd: str) -> dict[str, Any]:
         if event == "PostToolUse":
             payload["tool"]["result"] = {"isError": False, "content": [{"type": "text", "text": "hi"}]}
         elif event == "PostToolUseFailure":
-            payload["tool"]["result"] = {"isError": True, "code": "tool_error",
+            payload["tool"]["result"] = {"isError": True, "code": TOOL_ERROR,
                                          "content": [{"type": "text", "text": "bash failed: exit 1"}]}
     return payload
 

@@ -10,38 +10,41 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError, RawError
+from ..errors import NOT_LIVE, ConfigError, RawError
 from ..termsafe import escape_controls
 from . import protocol
 from .paths import SocketDirError, live_sessions
 
+if TYPE_CHECKING:
+    from ..session.request import SessionRequest
+
 
 class NotLive(RawError):
     def __init__(self, message: str) -> None:
-        super().__init__("not_live", message)
+        super().__init__(NOT_LIVE, message)
 
 
-def detach_wanted(args: Any) -> bool:
+def detach_wanted(request: SessionRequest) -> bool:
     """The session runs in a host unless `--no-detach` or the config's `ui.detach: false`."""
-    if getattr(args, "no_detach", False):
+    if request.no_detach:
         return False
-    return ui_section(args).detach
+    return ui_section(request).detach
 
 
-def detach_required(args: Any) -> bool:
+def detach_required(request: SessionRequest) -> bool:
     """The config says `ui.detach: true` in so many words: a host that cannot start is an
     error, not a session run inside the UI instead."""
-    ui = _config_data(args)[0].get("ui")
+    ui = _config_data(request)[0].get("ui")
     return isinstance(ui, dict) and ui.get("detach") is True
 
 
-def _config_data(args: Any) -> tuple[dict, str]:
+def _config_data(request: SessionRequest) -> tuple[dict, str]:
     from ..config import MAX_CONFIG_BYTES, find_config
     from ..jsonstrict import load_file
 
-    path, is_demo = find_config(getattr(args, "config", None), args.cwd_path)
+    path, is_demo = find_config(request.config, request.cwd)
     label = "(built-in demo)" if is_demo else str(path)
     data = load_file(path, max_bytes=MAX_CONFIG_BYTES, label=label)
     if not isinstance(data, dict):
@@ -49,12 +52,12 @@ def _config_data(args: Any) -> tuple[dict, str]:
     return data, label
 
 
-def ui_section(args: Any) -> Any:
+def ui_section(request: SessionRequest) -> Any:
     """The config's `ui` section alone (cheap: no tools or hooks are loaded)."""
     from ..config import UiConfig
     from ..jsonstrict import convert
 
-    data, label = _config_data(args)
+    data, label = _config_data(request)
     return convert(data.get("ui", {}), UiConfig, where=["ui"], file=label)
 
 
@@ -77,12 +80,12 @@ def latest_live(cwd: str, live: dict[str, protocol.Status] | None = None
     return next(iter(here.values()))
 
 
-def attach_target(args: Any) -> protocol.Status:
-    """`raw-tui attach [ID]`: the host to attach to, or NotLive saying why not."""
+def attach_target(request: SessionRequest, wanted: str | None = None) -> protocol.Status:
+    """`raw-tui attach [ID]`: the host of session `wanted`, else the live session of the
+    request's directory updated last; or NotLive saying why not."""
     from ..program import program
 
     live = live_sessions()
-    wanted = getattr(args, "session_id", None)
     me = program()
     if wanted:
         status = live.get(wanted)
@@ -90,9 +93,9 @@ def attach_target(args: Any) -> protocol.Status:
             raise NotLive(f"session {wanted} is not live ({me} --resume {wanted} reopens "
                           f"it from its history)")
         return status
-    status = latest_live(str(args.cwd_path), live)
+    status = latest_live(str(request.cwd), live)
     if status is None:
-        raise NotLive(f"no live session in {args.cwd_path}" + _elsewhere(live, me))
+        raise NotLive(f"no live session in {request.cwd}" + _elsewhere(live, me))
     return status
 
 
@@ -109,16 +112,16 @@ def _elsewhere(live: dict[str, protocol.Status], me: str) -> str:
     return "\n".join(lines)
 
 
-def offer_attach(args: Any, *, stdin=None, out=None) -> str | None:
+def offer_attach(request: SessionRequest, *, stdin=None, out=None) -> str | None:
     """Bare `raw-tui` (no --continue/--resume): when this directory's latest session is live
     and we have a terminal, ask whether to attach to it. The session id, or None."""
     stdin = stdin or sys.stdin
     out = out or sys.stderr
-    if getattr(args, "continue_", False) or getattr(args, "resume", None):
+    if request.continue_ or request.resume:
         return None
     if not (stdin.isatty() and out.isatty()):
         return None
-    status = latest_live(str(args.cwd_path))
+    status = latest_live(str(request.cwd))
     if status is None:
         return None
     out.write(escape_controls(f"raw-tui: session {status.session_id} in this directory is "

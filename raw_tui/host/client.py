@@ -19,6 +19,7 @@ import msgspec
 
 from .. import bus as ev
 from ..commands import Command, Reply, SessionInfo
+from ..errors import DETACHED
 from . import protocol as wire
 
 CLIENT_READ_LIMIT = 1 << 30  # the host is trusted; a snapshot line can be large
@@ -191,4 +192,4 @@ async def _read_frame(reader: asyncio.StreamReader) -> wire.Frame:
 
 def _gone(client: HostClient) -> Reply:
     why = client.end_message or client.end_reason or "gone"
-    return Reply(ok=False, code="detached", message=f"the session host is not attached: {why}")
+    return Reply(ok=False, code=DETACHED, message=f"the session host is not attached: {why}")

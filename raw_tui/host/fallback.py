@@ -16,9 +16,8 @@ from typing import Any, Callable
 from .. import bus as ev
 from ..client import Deliver, Opened, SessionClient
 from ..commands import Command, Reply, SavedSession
-from ..errors import SOCKET_DIR_ERROR, RawError
+from ..errors import HOST_FAILED, SOCKET_DIR_ERROR, RawError
 
-HOST_FAILED = "host_failed"
 FALLBACK_CODES = (HOST_FAILED, SOCKET_DIR_ERROR)
 
 

@@ -17,9 +17,14 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from .. import errors
 from ..errors import HISTORY_ERROR, ConfigError, RawError
 from ..paths import open_private, state_home
+
+if TYPE_CHECKING:
+    from ..session.request import SessionRequest
 
 READY_TIMEOUT_S = 60.0  # loading the config and history, starting MCP servers
 KEEP_LOGS = 20
@@ -45,20 +50,19 @@ def log_dir() -> Path:
     return private_dir(state_home() / "hosts")
 
 
-def host_argv(args) -> list[str]:
-    argv = [sys.executable, "-m", "raw_tui.host", "--cwd", str(args.cwd_path)]
-    for option, name in (("--config", "config"), ("--agent", "agent"), ("--model", "model"),
-                         ("--resume", "resume")):
-        value = getattr(args, name, None)
+def host_argv(request: SessionRequest) -> list[str]:
+    argv = [sys.executable, "-m", "raw_tui.host", "--cwd", str(request.cwd)]
+    for option, value in (("--config", request.config), ("--agent", request.agent),
+                          ("--model", request.model), ("--resume", request.resume)):
         if value:
             argv += [option, str(value)]
-    if getattr(args, "continue_", False):
+    if request.continue_:
         argv.append("--continue")
     return argv
 
 
-def start_host(args, *, timeout: float = READY_TIMEOUT_S) -> Started:
-    """Start a host for the session `args` name (new, --continue, --resume). Raises
+def start_host(request: SessionRequest, *, timeout: float = READY_TIMEOUT_S) -> Started:
+    """Start a host for the session `request` names (new, --continue, --resume). Raises
     ConfigError (the config is wrong) or HostStartError (anything else, with the log)."""
     try:
         folder = log_dir()
@@ -76,9 +80,9 @@ def start_host(args, *, timeout: float = READY_TIMEOUT_S) -> Started:
         with os.fdopen(open_private(log_path), "ab") as log, \
                 open(os.devnull, "rb") as devnull:
             process = subprocess.Popen(
-                [*host_argv(args), "--ready-fd", str(write_end)], stdin=devnull, stdout=log,
+                [*host_argv(request), "--ready-fd", str(write_end)], stdin=devnull, stdout=log,
                 stderr=subprocess.STDOUT, pass_fds=(write_end,), start_new_session=True,
-                cwd=str(args.cwd_path), close_fds=True)
+                cwd=str(request.cwd), close_fds=True)
     finally:
         os.close(write_end)
     try:
@@ -89,14 +93,14 @@ def start_host(args, *, timeout: float = READY_TIMEOUT_S) -> Started:
         code = process.poll()
         if code is None:
             process.kill()
-        raise HostStartError("host_failed", f"the session host did not start "
+        raise HostStartError(errors.HOST_FAILED, f"the session host did not start "
                                             f"(exit {process.wait()}); see {log_path}")
     report = json.loads(line)
     if not report.get("ok"):
         process.wait()
-        if report.get("code") == "config":
+        if report.get("code") == errors.HOST_CONFIG:
             raise _ConfigLine(report.get("message", ""))
-        raise HostStartError(report.get("code") or "host_failed", report.get("message", ""))
+        raise HostStartError(report.get("code") or errors.HOST_FAILED, report.get("message", ""))
     # reaped as soon as it ends (SIGTERM, Quit, idle), not left a zombie until we exit
     threading.Thread(target=process.wait, name=f"reap-host-{process.pid}", daemon=True).start()
     return Started(session_id=report["session_id"], socket=Path(report["socket"]),

@@ -18,7 +18,12 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+from .. import errors
+
+if TYPE_CHECKING:
+    from ..session.request import SessionRequest
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,37 +57,40 @@ class Ready:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ..session.request import SessionRequest
+
     args = _parser().parse_args(argv)
-    args.cwd_path = Path(args.cwd).resolve()
+    request = SessionRequest(cwd=Path(args.cwd).resolve(), config=args.config, agent=args.agent,
+                             model=args.model, continue_=args.continue_, resume=args.resume)
     ready = Ready(args.ready_fd)
     # no terminal of ours can hang up: SIGHUP is ignored, by a handler rather than SIG_IGN,
     # which every command and hook would inherit; SIGINT ends the host as SIGTERM does
     signal.signal(signal.SIGHUP, _ignore)
-    log(f"host pid {os.getpid()} starting in {args.cwd_path}")
+    log(f"host pid {os.getpid()} starting in {request.cwd}")
     try:
-        return asyncio.run(serve(args, ready))
+        return asyncio.run(serve(request, ready))
     except KeyboardInterrupt:  # SIGINT before the session was served
-        ready.say(ok=False, code="host_failed", message="interrupted while starting")
+        ready.say(ok=False, code=errors.HOST_FAILED, message="interrupted while starting")
         log("host interrupted while starting")
         return 130
     except Exception as err:
-        ready.say(ok=False, code=getattr(err, "code", "error"), message=_line(err))
+        ready.say(ok=False, code=getattr(err, "code", errors.ERROR), message=_line(err))
         log(f"host failed: {_line(err)}")
         return 1
     finally:
         log("host exiting")
 
 
-async def serve(args, ready: Ready) -> int:
+async def serve(request: SessionRequest, ready: Ready) -> int:
     from ..errors import ConfigError
     from ..session import open_session
     from .paths import SessionLive, socket_path
     from .server import SessionHost
 
     try:
-        session, history = open_session(args, interactive=True)
+        session, history = open_session(request, interactive=True)
     except ConfigError as err:
-        ready.say(ok=False, code="config", message=err.line())
+        ready.say(ok=False, code=errors.HOST_CONFIG, message=err.line())
         return 2
     store = session.store
     end_redaction = _redact_output(session.redactor)

@@ -26,6 +26,7 @@ import msgspec
 
 from .. import bus as ev
 from .. import commands as cmd
+from ..errors import INTERNAL_ERROR
 from . import protocol as wire
 from .paths import Bound, bind_socket, release_socket
 
@@ -318,7 +319,7 @@ class SessionHost:
         try:
             reply = await self.session.handle(frame.command)
         except Exception as err:  # a bug in one command must not end the host
-            reply = cmd.Reply(ok=False, code="internal_error",
+            reply = cmd.Reply(ok=False, code=INTERNAL_ERROR,
                               message=f"{type(err).__name__}: {err}")
         client.send(wire.encode(wire.ReplyFrame(id=frame.id, reply=reply or cmd.Reply())))
         if isinstance(frame.command, cmd.Quit):

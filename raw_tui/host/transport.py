@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import bus as ev
 from ..client import Deliver, Opened, placeholder_info
 from ..commands import Command, Quit, Reply, SavedSession
+from ..errors import SESSION_CLOSED
 from .client import HostClient
+
+if TYPE_CHECKING:
+    from ..session.request import SessionRequest
 
 
 class SocketTransport:
@@ -37,9 +41,11 @@ class SocketTransport:
         self._quitting = False  # this client sent Quit: the host's goodbye is expected
 
     @classmethod
-    def for_args(cls, args: Any, *, socket: Path | None = None) -> "SocketTransport":
-        """The session `args` name: the host at `socket`, else a live one, else a new host."""
-        return cls(lambda: socket or locate_or_start(args), cwd=str(args.cwd_path))
+    def for_request(cls, request: SessionRequest, *, socket: Path | None = None
+                    ) -> "SocketTransport":
+        """The session `request` names: the host at `socket`, else a live one, else a new
+        host."""
+        return cls(lambda: socket or locate_or_start(request), cwd=str(request.cwd))
 
     @property
     def quit_sent(self) -> bool:
@@ -81,7 +87,7 @@ class SocketTransport:
     async def handle(self, command: Command) -> Reply:
         await self._settled.wait()
         if self.client is None:
-            return Reply(ok=False, code="session_closed", message="the session could not start")
+            return Reply(ok=False, code=SESSION_CLOSED, message="the session could not start")
         self._quitting = self._quitting or isinstance(command, Quit)
         return await self.client.handle(command)
 
@@ -97,31 +103,31 @@ class SocketTransport:
             await self.client.close()
 
 
-def locate_or_start(args: Any) -> Path:
+def locate_or_start(request: SessionRequest) -> Path:
     """A live host for `--resume ID` / `--continue` when there is one; else a new host."""
     from .launch import start_host
     from .paths import live_sessions
 
-    resume = getattr(args, "resume", None)
-    if resume or getattr(args, "continue_", False):
+    resume = request.resume
+    if resume or request.continue_:
         live = live_sessions()
         status = live.get(resume) if resume else None
         if status is None and not resume:
-            status = _latest_if_live(args, live)
+            status = _latest_if_live(request, live)
         if status is not None:
             from .paths import socket_path
 
             return socket_path(status.session_id)
-    return start_host(args).socket
+    return start_host(request).socket
 
 
-def _latest_if_live(args: Any, live: dict) -> Any:
+def _latest_if_live(request: SessionRequest, live: dict) -> Any:
     """`--continue` reopens the latest session of the directory: attach when that one is live."""
     from ..session.store import HistoryStore
 
     store = HistoryStore()
     try:
-        row = store.latest(str(args.cwd_path))
+        row = store.latest(str(request.cwd))
     finally:
         store.close()
     return live.get(row.id) if row is not None else None

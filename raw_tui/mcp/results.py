@@ -18,16 +18,13 @@ from typing import Any
 
 import msgspec
 
+from ..errors import MCP_CALL_ERROR, MCP_ERROR, RESULT_TOO_LARGE, UNSUPPORTED_CONTENT
 from ..tools.result import ToolResult, error_result, text_block
 
 MAX_RESULT_BYTES = 16 * 1024 * 1024
 IMAGE_TYPES = ("image/png", "image/jpeg")
 PANEL_META_KEY = "raw/panel"
 
-UNSUPPORTED_CONTENT = "unsupported_content"
-MCP_ERROR = "mcp_error"
-RESULT_TOO_LARGE = "result_too_large"
-MCP_CALL_ERROR = "mcp_call_error"
 
 
 class McpFailure(Exception):

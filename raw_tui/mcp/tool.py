@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import MCP_CALL_ERROR
 from ..frozen import thaw
 from ..tools.result import ToolResult, error_result
 from .config import alias, split_identity
@@ -77,7 +78,7 @@ class McpTool:
     async def call(self, arguments: Any, ctx: Any) -> ToolResult:
         """Step 7 for an MCP tool: tools/call, its result mapped (docs/mcp.md)."""
         if self.connection is None:
-            return error_result("mcp_call_error", f"MCP call failed: {self.server}")
+            return error_result(MCP_CALL_ERROR, f"MCP call failed: {self.server}")
         try:
             wire = await self.connection.call(self.tool_name, thaw(arguments),
                                               progress=getattr(ctx, "progress", None))

@@ -1,4 +1,4 @@
-"""`raw-tui run PROMPT [--output text|jsonl]`: one headless turn.
+"""One headless turn, for `raw-tui run PROMPT [--output text|jsonl]` (raw_tui/cli/run.py).
 
 No approver (an `ask` rule gives approval_required) and no interaction surface
 (interaction_unavailable). Exit codes: 0 completed, 1 runtime error, 2 config, 3 max steps,
@@ -15,6 +15,7 @@ from typing import Callable
 from .. import bus as ev
 from ..cancel import on_stop_signals
 from .open import UnknownSession, open_session
+from .request import SessionRequest
 from .textout import TextPrinter
 
 EXIT_BY_STATUS = {"completed": 0, "error": 1, "max_steps": 3, "cancelled": 130}
@@ -22,15 +23,11 @@ EXIT_CANCELLED = 130
 EXIT_HISTORY_FAILED = 1
 
 
-def cmd_run(args) -> int:
-    prompt = args.prompt
-    if prompt == "-":
-        prompt = sys.stdin.read()
-    if not prompt.strip():
-        print("raw-tui: the prompt is empty", file=sys.stderr)
-        return 2
+def run_headless(request: SessionRequest, prompt: str, output: str) -> int:
+    """One turn of the session `request` names on `prompt`, its events on stdout as `output`
+    says (`text` or `jsonl`); the exit code."""
     try:
-        return asyncio.run(_run(args, prompt))
+        return asyncio.run(_run(request, prompt, output))
     except UnknownSession as err:
         print(f"raw-tui: {err.message}", file=sys.stderr)
         return 1
@@ -72,11 +69,11 @@ class _Output:
             self.stop()
 
 
-async def _run(args, prompt: str) -> int:
+async def _run(request: SessionRequest, prompt: str, output: str) -> int:
     bus = ev.Bus()
     out = sys.stdout
     stop = _Stop()
-    if args.output == "jsonl":
+    if output == "jsonl":
         ended = False
 
         def write(event: ev.Event) -> None:
@@ -91,7 +88,7 @@ async def _run(args, prompt: str) -> int:
         bus.subscribe(_Output(write, stop))
     else:
         bus.subscribe(_Output(TextPrinter(out, sys.stderr), stop))
-    session, _ = open_session(args, interactive=False, bus=bus)
+    session, _ = open_session(request, interactive=False, bus=bus)
     if session.store is not None:  # a history write failed: the run ends, exit 1 (no gap)
         session.store.on_failure = lambda err: stop()
     outcome = None

@@ -1,4 +1,5 @@
-"""Open a session from the command line's options: new, `--continue` or `--resume ID`."""
+"""Open the session a `SessionRequest` (session/request.py) names: new, `--continue` or
+`--resume ID`."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ import dataclasses
 from pathlib import Path
 
 from .. import bus as ev
-from ..errors import RawError
+from ..errors import UNKNOWN_SESSION, RawError
+from .request import SessionRequest
 from .session import Session
 from .store import HistoryStore
 
 
 class UnknownSession(RawError):
     def __init__(self, message: str) -> None:
-        super().__init__("unknown_session", message)
+        super().__init__(UNKNOWN_SESSION, message)
 
 
 def switched_agent(config, agent, history: list[ev.Event]):
@@ -29,18 +31,20 @@ def switched_agent(config, agent, history: list[ev.Event]):
     return agent
 
 
-def open_session(args, *, interactive: bool, store: HistoryStore | None = None,
+def open_session(request: SessionRequest, *, interactive: bool,
+                 store: HistoryStore | None = None,
                  bus: ev.Bus | None = None) -> tuple[Session, list[ev.Event]]:
-    """(session, history events to replay). Raises ConfigError or UnknownSession."""
+    """(session, history events to replay). Raises ConfigError or UnknownSession. A session
+    resumed from another directory runs in its own (`session.cwd`), with that one's config."""
     from ..config import load_config
 
-    cwd = str(args.cwd_path)
+    cwd = str(request.cwd)
     own_store = store is None
     store = store or HistoryStore()
     session_id = None
     history: list[ev.Event] = []
-    resume = getattr(args, "resume", None)
-    if getattr(args, "continue_", False) and not resume:
+    resume = request.resume
+    if request.continue_ and not resume:
         row = store.latest(cwd)
         if row is None:
             raise UnknownSession(f"no saved session in {cwd}")
@@ -53,11 +57,10 @@ def open_session(args, *, interactive: bool, store: HistoryStore | None = None,
         history = store.events(row.id)
         if row.cwd != cwd and Path(row.cwd).is_dir():
             cwd = row.cwd  # a session resumes in its own directory, with that one's config
-            args.cwd_path = Path(cwd)
     try:
-        config = load_config(args.config, cwd=args.cwd_path, model_override=args.model)
-        agent = config.agent(args.agent)
-        if not args.agent and not args.model:
+        config = load_config(request.config, cwd=Path(cwd), model_override=request.model)
+        agent = config.agent(request.agent)
+        if not request.agent and not request.model:
             agent = switched_agent(config, agent, history)
     except BaseException:
         if own_store:

@@ -36,7 +36,7 @@ DEFAULT_KEEP_TURNS = 2
 MAX_SAVED_SESSIONS = 20  # saved sessions a client is offered to resume
 CLOSE_GRACE_S = 10  # how long close() waits for a cancelled turn before stopping it
 
-TRUNCATED = "truncated"  # run_end code of a turn whose last reply hit the output limit
+TRUNCATED = errors.TRUNCATED  # run_end code of a turn whose last reply hit the output limit
 TRUNCATED_TEXT = "the model's reply was cut at its output limit (max_tokens)"
 
 BYTES_PER_TOKEN = 4  # the context's size in tokens, estimated (no tokenizer is loaded)
@@ -320,9 +320,9 @@ class Session:
 
     def _refuse_unless_idle(self) -> cmd.Reply | None:
         if self._closed:
-            return cmd.Reply(ok=False, code="closed", message="the session is closed")
+            return cmd.Reply(ok=False, code=errors.CLOSED, message="the session is closed")
         if self.busy:
-            return cmd.Reply(ok=False, code="busy", message="a turn is running")
+            return cmd.Reply(ok=False, code=errors.BUSY, message="a turn is running")
         if self.keeper is not None and self.keeper.unsaved is not None:  # session/unsaved.py
             from .unsaved import refusal
 
@@ -421,7 +421,7 @@ class Session:
         if stripped == "/clear":
             return self._clear()
         if self.state != "idle":
-            return TurnOutcome("error", "busy", f"the session is {self.state}")
+            return TurnOutcome("error", errors.BUSY, f"the session is {self.state}")
         turn_id = self.turn_id = new_id("t")
         self._cancel = asyncio.Event()
         self.state, self.step = "running", 0
@@ -438,7 +438,7 @@ class Session:
             except ModelError as err:
                 outcome = TurnOutcome("error", err.code, err.message)
             except Exception as err:  # never let a bug take the session down
-                outcome = TurnOutcome("error", "internal_error", f"{type(err).__name__}: {err}")
+                outcome = TurnOutcome("error", errors.INTERNAL_ERROR, f"{type(err).__name__}: {err}")
             outcome = self._redacted(outcome)
             await self._stop_hooks(turn_id, outcome, last=last)
         except asyncio.CancelledError:
@@ -481,7 +481,7 @@ class Session:
         """`/clear`: the model starts over. Not a turn (no run_end); saved as an empty
         compaction, so a resumed session starts over too."""
         if self.state != "idle":
-            return TurnOutcome("error", "busy", f"the session is {self.state}")
+            return TurnOutcome("error", errors.BUSY, f"the session is {self.state}")
         self.conversation.clear()
         self.bus.publish(ev.Compaction(summary="", kept_turns=[]))
         self.bus.publish(ev.Notice(level="info", message="conversation cleared"))

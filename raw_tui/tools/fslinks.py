@@ -16,8 +16,10 @@ from __future__ import annotations
 import os
 import stat
 
-SYMLINK = "patch_symlink_path"
-NOT_DIRECTORY = "patch_parent_not_directory"
+from .. import errors
+
+SYMLINK = errors.PATCH_SYMLINK_PATH
+NOT_DIRECTORY = errors.PATCH_PARENT_NOT_DIRECTORY
 
 
 def chosen(cwd: str) -> set[str]:

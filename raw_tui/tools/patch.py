@@ -35,7 +35,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..errors import INVALID_ARGUMENTS, PATCH_PREFLIGHT_FAILED, PATCH_REPEATED_TARGET, RawError
+from ..errors import (INVALID_ARGUMENTS, PATCH_AMBIGUOUS_CONTEXT, PATCH_CONTEXT_NOT_FOUND,
+                      PATCH_PREFLIGHT_FAILED, PATCH_REPEATED_TARGET, RawError)
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
@@ -351,7 +352,7 @@ def replacements(lines: list[str], chunks: list[Chunk], path: str) -> list[Repla
         if chunk.context is not None:
             anchors = seek(lines, [chunk.context], [(at, len(lines))], False)
             if not anchors:
-                raise PatchApplyError("patch_context_not_found",
+                raise PatchApplyError(PATCH_CONTEXT_NOT_FOUND,
                                       f"{where}: cannot find the line '{clip(chunk.context)}'")
             bounds = anchors + [len(lines)]
             regions = [(a + 1, b) for a, b in zip(bounds, bounds[1:])]
@@ -369,7 +370,7 @@ def replacements(lines: list[str], chunks: list[Chunk], path: str) -> list[Repla
             old = old[:-1]
             places = seek(lines, old, regions, chunk.end_of_file) if old else []
         if not places:
-            raise PatchApplyError("patch_context_not_found", f"{where}: cannot find its lines "
+            raise PatchApplyError(PATCH_CONTEXT_NOT_FOUND, f"{where}: cannot find its lines "
                                   f"(first: '{clip(chunk.old_lines[0])}')")
         if len(places) > 1:
             raise ambiguous(where, old[0])
@@ -379,7 +380,7 @@ def replacements(lines: list[str], chunks: list[Chunk], path: str) -> list[Repla
 
 
 def ambiguous(where: str, first: str) -> PatchApplyError:
-    return PatchApplyError("patch_ambiguous_context",
+    return PatchApplyError(PATCH_AMBIGUOUS_CONTEXT,
                            f"{where}: its lines occur more than once (first: '{clip(first)}'); "
                            "add context lines that occur once")
 

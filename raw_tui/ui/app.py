@@ -29,6 +29,7 @@ from .neutral import NeutralClient
 from .prefs import load_prefs, save_prefs
 from .screens.main import MainScreen
 from .styles import stylesheets
+from .textual_private import DisplayHook, app_driver, redraw, set_clipboard, set_max_fps
 
 QUIT_TIMEOUT = 10.0
 CTRL_C_AGAIN_S = 2.0  # a second Ctrl+C within this many seconds quits (when nothing runs)
@@ -74,7 +75,7 @@ def raw_driver_class(driver: type) -> type:
     return driver
 
 
-class RawApp(App):
+class RawApp(DisplayHook, App):  # frames through the driver's TerminalOutput, if any
     TITLE = "raw-tui"
     CSS_PATH = stylesheets("app", "chat", "sidebar", "composer", "status_line")
     # what no first frame draws (the chat's rows, a panel, a form): read right after it,
@@ -127,13 +128,6 @@ class RawApp(App):
 
     def get_driver_class(self):
         return raw_driver_class(super().get_driver_class())
-
-    def _display(self, screen: Screen, renderable: Any) -> None:
-        """Frames go through the driver's TerminalOutput where it has one (a terminal)."""
-        from .textual_private import display_frames
-
-        if not display_frames(self, renderable):
-            super()._display(screen, renderable)
 
     def get_default_screen(self) -> Screen:
         info = self.client.info
@@ -261,8 +255,6 @@ class RawApp(App):
             self.set_keymap(dict(options.keymap))
         self.main.adopt(cursor_blink=options.cursor_blink, max_chat_items=options.max_chat_items)
         self.animation_level = "full" if options.animations else "none"
-        from .textual_private import set_max_fps
-
         set_max_fps(self, options.max_fps)
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
@@ -289,9 +281,10 @@ class RawApp(App):
         self.title = f"raw-tui · {agent}"
 
     def copy_to_clipboard(self, text: str) -> None:
-        self._clipboard = text
-        if self._driver is not None:
-            self._driver.write(osc52(text))
+        set_clipboard(self, text)
+        driver = app_driver(self)
+        if driver is not None:
+            driver.write(osc52(text))
 
     # actions ------------------------------------------------------------------------------
     async def action_quit_session(self) -> None:
@@ -332,8 +325,6 @@ class RawApp(App):
 
     def action_redraw(self) -> None:
         """Write the whole screen again (after something else wrote over it)."""
-        from .textual_private import redraw
-
         redraw(self)
 
     def action_detach(self) -> None:

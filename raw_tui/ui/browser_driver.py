@@ -6,9 +6,10 @@ from __future__ import annotations
 from textual.drivers import web_driver
 from textual.drivers.web_driver import WebDriver
 
-from .keys import use_key_parser
+from .keys import KeyParser
+from .textual_private import use_key_parser
 
-use_key_parser(web_driver)
+use_key_parser(web_driver, KeyParser)
 
 
 class BrowserDriver(WebDriver):

@@ -22,11 +22,12 @@ from textual import events
 from textual.drivers import linux_driver
 from textual.drivers.linux_driver import LinuxDriver
 
-from .keys import MODIFY_OTHER_KEYS_OFF, MODIFY_OTHER_KEYS_ON, typed_ahead_events, use_key_parser
+from .keys import MODIFY_OTHER_KEYS_OFF, MODIFY_OTHER_KEYS_ON, KeyParser, typed_ahead_events
 from .terminal_output import DEFAULT_FPS, TerminalOutput
+from .textual_private import ResumeGate, call_on_app_loop, use_key_parser, writer_thread
 from .typeahead import take_typed_ahead
 
-use_key_parser(linux_driver)
+use_key_parser(linux_driver, KeyParser)
 
 FPS_ENV = "RAW_TUI_FPS"  # frames a second at most (also `ui.max_fps`)
 FRAMES_ENV = "RAW_TUI_FRAMES"  # `textual`: Textual's own output path, for comparison
@@ -40,7 +41,7 @@ def env_fps() -> float | None:
     return value if value > 0 else None
 
 
-class HangupSafeDriver(LinuxDriver):
+class HangupSafeDriver(ResumeGate, LinuxDriver):
     output: TerminalOutput | None = None
 
     def start_application_mode(self) -> None:
@@ -49,7 +50,7 @@ class HangupSafeDriver(LinuxDriver):
             for event in typed_ahead_events(early):
                 self.process_message(event)
         super().start_application_mode()  # also on a resume after Ctrl+Z: all drawn again
-        if self._writer_thread is not None:
+        if writer_thread(self) is not None:
             self.write(MODIFY_OTHER_KEYS_ON)
             self.flush()
         if os.environ.get(FRAMES_ENV) == "textual":
@@ -58,7 +59,7 @@ class HangupSafeDriver(LinuxDriver):
             self.output = TerminalOutput(self.write, max_fps=env_fps() or DEFAULT_FPS)
 
     def stop_application_mode(self) -> None:
-        if self._writer_thread is not None:
+        if writer_thread(self) is not None:
             self.write(MODIFY_OTHER_KEYS_OFF)
         super().stop_application_mode()
 
@@ -68,7 +69,7 @@ class HangupSafeDriver(LinuxDriver):
         output = self.output
         if output is not None and isinstance(message, events.CursorPosition) and \
                 output.unanswered:  # otherwise a key that reads like one (Shift+F3)
-            self._loop.call_soon_threadsafe(output.answered)
+            call_on_app_loop(self, output.answered)
             return
         super().process_message(message)
 
@@ -77,18 +78,19 @@ class HangupSafeDriver(LinuxDriver):
         if self.output is not None and env_fps() is None and fps > 0:
             self.output.interval = 1.0 / fps
 
-    def _sigcont_application(self, *args) -> None:
-        if os.isatty(self.fileno):  # a hung-up terminal answers EIO: not a tty any more
-            super()._sigcont_application(*args)
+    def may_resume(self) -> bool:
+        """SIGCONT resumes application mode only on a live terminal (a hung-up terminal
+        answers EIO: not a tty any more)."""
+        return os.isatty(self.fileno)
 
     def write(self, data: str) -> None:
-        writer = self._writer_thread
+        writer = writer_thread(self)
         if writer is not None and writer.ident is not None and not writer.is_alive():
             return  # the terminal is gone: nobody reads this
         super().write(data)
 
     def close(self) -> None:
-        writer = self._writer_thread
+        writer = writer_thread(self)
         if writer is not None and writer.ident is not None and not writer.is_alive():
             return
         super().close()

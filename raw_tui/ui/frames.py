@@ -23,6 +23,8 @@ from rich.color import ColorSystem
 from rich.style import Style
 from textual.strip import Strip
 
+from .textual_private import rich_style_sgr
+
 Cell = tuple[str, str, str]  # (text, SGR parameters, link "id;url" or "")
 Row = list[Cell]
 BLANK: Cell = (" ", "", "")  # what a line the terminal scrolled in holds
@@ -53,8 +55,9 @@ class StyleCodes:
         if codes is None:
             if len(self._cache) > 4096:  # styles carry widget metadata: many are one-offs
                 self._cache.clear()
-            sgr = style._ansi if style._ansi is not None else \
-                Strip.render_ansi(style, self.color_system)
+            sgr = rich_style_sgr(style)
+            if sgr is None:
+                sgr = Strip.render_ansi(style, self.color_system)
             link = f"{style.link_id};{style.link}" if style.link and \
                 not UNSAFE.search(style.link) else ""
             codes = self._cache[style] = (sgr, link)

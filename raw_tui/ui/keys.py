@@ -20,9 +20,9 @@ import re
 from typing import Iterable
 
 from textual import events
-from textual._xterm_parser import XTermParser
 
 from .paste import WholePastes
+from .textual_private import SequenceKeys
 
 ALT_ENTER = "\x1b\r"
 MODIFY_OTHER_KEYS = re.compile(r"\x1b\[27;(\d+);(\d+)~")  # fixed escape sequences, not user text
@@ -30,8 +30,8 @@ MODIFY_OTHER_KEYS_ON = "\x1b[>4;1m"
 MODIFY_OTHER_KEYS_OFF = "\x1b[>4;0m"
 
 
-class KeyParser(WholePastes, XTermParser):
-    def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+class KeyParser(WholePastes, SequenceKeys):
+    def sequence_keys(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
         if sequence == ALT_ENTER:
             yield events.Key("alt+enter", None)
             return
@@ -39,14 +39,7 @@ class KeyParser(WholePastes, XTermParser):
         if match is not None:
             modifiers, code = match.groups()
             sequence = f"\x1b[{code};{modifiers}u"
-        yield from super()._sequence_to_key_events(sequence, alt)
-
-
-def use_key_parser(driver_module) -> None:
-    """Textual's drivers build `XTermParser` by its module-level name when their input thread
-    starts: `driver_module` builds a KeyParser instead."""
-    if getattr(driver_module, "XTermParser", None) is XTermParser:
-        driver_module.XTermParser = KeyParser
+        yield from super().sequence_keys(sequence, alt)
 
 
 def typed_ahead_events(data: bytes) -> list[events.Event]:

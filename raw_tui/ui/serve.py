@@ -23,22 +23,23 @@ from typing import Any, Callable
 HOST = "127.0.0.1"
 
 
-def app_command(args: Any, session_id: str | None = None) -> list[str]:
-    """The command each tab runs: this interpreter's raw-tui, same global options."""
+def app_command(request: Any, session_id: str | None = None) -> list[str]:
+    """The command each tab runs: this interpreter's raw-tui, same global options (those of
+    `request`, a SessionRequest)."""
     argv = [sys.executable, "-m", "raw_tui"]
     if session_id is not None:
         argv += ["--resume", session_id]
     else:
         argv += ["--no-detach"]
-    for option, name in (("--config", "config"), ("--agent", "agent"), ("--model", "model")):
-        value = getattr(args, name, None)
+    for option, value in (("--config", request.config), ("--agent", request.agent),
+                          ("--model", request.model)):
         if value:
             argv += [option, str(value)]
-    argv += ["--cwd", str(args.cwd_path)]
+    argv += ["--cwd", str(request.cwd)]
     return argv
 
 
-def cmd_serve(args: Any, session: Callable[[], str | None] = lambda: None) -> int:
+def cmd_serve(request: Any, port: int, session: Callable[[], str | None] = lambda: None) -> int:
     """Listen on 127.0.0.1:PORT first (a port in use is one line, before any host starts),
     then serve tabs attached to the hosted session `session()` names, or (None) each with
     its own."""
@@ -48,21 +49,21 @@ def cmd_serve(args: Any, session: Callable[[], str | None] = lambda: None) -> in
         print("raw-tui: serve needs the textual-serve package (pip install textual-serve)",
               file=sys.stderr)
         return 1
-    if not 0 <= args.port <= 65535:
-        print(f"raw-tui: serve: --port {args.port}: not a port (0-65535)", file=sys.stderr)
+    if not 0 <= port <= 65535:
+        print(f"raw-tui: serve: --port {port}: not a port (0-65535)", file=sys.stderr)
         return 2
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((HOST, args.port))
+        listener.bind((HOST, port))
         listener.listen(128)
     except OSError as err:
         listener.close()
-        print(f"raw-tui: serve: {HOST}:{args.port}: {err.strerror or err}", file=sys.stderr)
+        print(f"raw-tui: serve: {HOST}:{port}: {err.strerror or err}", file=sys.stderr)
         return 1
     try:
         session_id = session()
-        reopen = getattr(args, "continue_", False) or getattr(args, "resume", None)
+        reopen = request.continue_ or request.resume
         if session_id is None and reopen:
             print("raw-tui: serve starts a new session per tab; --continue/--resume are "
                   "ignored", file=sys.stderr)
@@ -72,7 +73,7 @@ def cmd_serve(args: Any, session: Callable[[], str | None] = lambda: None) -> in
         from .serve_guard import Guard
 
         guard = Guard(listener.getsockname()[1])
-        server = _guarded(Server)(shlex.join(app_command(args, session_id)), guard, listener)
+        server = _guarded(Server)(shlex.join(app_command(request, session_id)), guard, listener)
         server.serve()
     finally:
         listener.close()
@@ -99,10 +100,11 @@ def _guarded(server_class: type) -> type:
             asyncio.set_event_loop(loop)
             for signum in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(signum, self.request_exit)
-            web.run_app(self._make_app(), sock=self.listener, handle_signals=False, loop=loop,
+            web.run_app(self.guarded_app(), sock=self.listener, handle_signals=False, loop=loop,
                          print=lambda *args: None)
 
-        async def _make_app(self) -> web.Application:
+        async def guarded_app(self) -> web.Application:
+            """textual-serve's routes behind the guard, with raw-tui's page at /."""
             app = web.Application(middlewares=[self.guard.middleware])
             app.add_routes([
                 web.get("/", handle_index, name="index"),

@@ -21,7 +21,7 @@ from raw_tui import commands as cmd
 from raw_tui.host.client import HostClient
 from raw_tui.session import open_session
 from tests.bench.bench_util import report
-from tests.host.kit import setup, start, wait_gone
+from tests.host.kit import request_of, setup, start, wait_gone
 
 TOKENS = 5000
 REPEAT = 5
@@ -45,7 +45,7 @@ def test_streaming_5000_tokens_through_the_socket(tmp_path):
     args = setup(tmp_path, [{"text": text}] * (REPEAT + 2))
 
     async def measure(path) -> tuple[float, float]:
-        session, _ = open_session(args, interactive=True)
+        session, _ = open_session(request_of(args), interactive=True)
         await session.open(watch=True)  # as the UI and the host open it
         client = await HostClient.connect(path)
         await client.open()
@@ -106,7 +106,7 @@ def test_snapshot_of_1000_messages_and_5_panels(tmp_path):
     def resume_in_process() -> float:
         args.resume = host.session_id
         start_time = time.perf_counter()
-        session, history = open_session(args, interactive=True)
+        session, history = open_session(request_of(args), interactive=True)
         elapsed = time.perf_counter() - start_time
         assert len(history) > 1000
         session.store.close()

@@ -34,7 +34,7 @@ from raw_tui.ui.app import RawApp
 from raw_tui.ui.widgets.chat_items import UserMessageView
 from tests.bench.test_bench_ui import first_frame_after
 from tests.helpers import end_session_hosts, write_config, write_tool
-from tests.host.kit import wait_gone
+from tests.host.kit import request_of, wait_gone
 
 RAW_TUI = Path(sys.executable).parent / "raw-tui"
 PANELS = 5
@@ -139,7 +139,7 @@ def test_keystroke_to_screen_through_the_host(tmp_path):
     args = make_config(tmp_path, [{"text": "ok"}] * (4 * ROUNDS + 8))
 
     def opener():
-        return open_session(args, interactive=True)
+        return open_session(request_of(args), interactive=True)
 
     async def in_process() -> list[float]:
         session, replay = opener()
@@ -156,7 +156,7 @@ def test_keystroke_to_screen_through_the_host(tmp_path):
     local_runs, hosted_runs = [], []
     for _ in range(2):  # alternate, so the machine's load hits both
         local_runs += asyncio.run(in_process())
-        host = start_host(args)
+        host = start_host(request_of(args))
         hosted_runs += asyncio.run(via_host(host.socket))
         wait_gone(host.pid, 20)
     local, local_back = zip(*local_runs)
@@ -203,7 +203,7 @@ def test_reattach_1000_messages_and_5_panels_against_a_fresh_start():
                                                    for tool in TOOLS]}, {"text": "drawn"}]
         lines += [{"text": f"answer {i} with **markdown** and `code`"} for i in range(turns)]
         args = make_config(root, lines)
-        host = start_host(args)
+        host = start_host(request_of(args))
         asyncio.run(_fill(host.socket, turns + 1))
         fresh_dir = root / "fresh"
         fresh_dir.mkdir()

@@ -78,7 +78,7 @@ def test_resume_unknown_id_exits_1(tmp_path):
 
 
 def test_resume_by_id_from_another_directory_runs_in_the_sessions_own(tmp_path):
-    from argparse import Namespace
+    from raw_tui.session.request import SessionRequest
 
     from raw_tui.session.open import open_session
     from raw_tui.session.store import HistoryStore
@@ -89,8 +89,7 @@ def test_resume_by_id_from_another_directory_runs_in_the_sessions_own(tmp_path):
     elsewhere.mkdir()
     store = HistoryStore()
     try:
-        args = Namespace(config=str(cfg / "raw.json"), cwd_path=elsewhere, model=None,
-                         agent=None, resume=session_id, continue_=False)
+        args = SessionRequest(config=str(cfg / "raw.json"), cwd=elsewhere, resume=session_id)
         session, history = open_session(args, interactive=False, store=store)
         assert session.cwd == str(work) and history
     finally:

@@ -3,7 +3,6 @@ the scripted model's position come back from the saved history."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import shutil
@@ -14,6 +13,7 @@ from raw_tui import bus as ev
 from raw_tui import commands as cmd
 from raw_tui.config import DEMO_DIR
 from raw_tui.session.open import UnknownSession, open_session
+from raw_tui.session.request import SessionRequest
 from raw_tui.session.store import HistoryStore
 from tests.engine.session_kit import RecordingModel
 from tests.helpers import write_config, write_script
@@ -46,9 +46,8 @@ def setup(tmp_path):
 
 
 def args(cfg, work, **kw):
-    return argparse.Namespace(config=str(cfg / "raw.json"), agent=None, model=None,
-                              cwd_path=work, resume=kw.get("resume"),
-                              continue_=kw.get("continue_", False))
+    return SessionRequest(config=str(cfg / "raw.json"), cwd=work, resume=kw.get("resume"),
+                          continue_=kw.get("continue_", False))
 
 
 def collect(session) -> list[ev.Event]:

@@ -4,12 +4,13 @@ what it saw before."""
 
 from __future__ import annotations
 
-import argparse
+from msgspec.structs import replace
 
 from raw_tui import bus as ev
 from raw_tui import commands as cmd
 from raw_tui.session.conversation import Conversation
 from raw_tui.session.open import open_session
+from raw_tui.session.request import SessionRequest
 from raw_tui.session.store import HistoryStore
 from tests.engine.session_kit import make_session
 from tests.helpers import write_config
@@ -101,8 +102,7 @@ async def test_a_resumed_session_sends_what_the_model_saw(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     store = HistoryStore()
-    ns = argparse.Namespace(config=str(cfg / "raw.json"), agent=None, model=None,
-                            cwd_path=work, resume=None, continue_=False)
+    ns = SessionRequest(config=str(cfg / "raw.json"), cwd=work)
     session, _ = open_session(ns, interactive=False, store=store)
     await session.run_turn("first")
     await session.run_turn("second")
@@ -110,8 +110,7 @@ async def test_a_resumed_session_sends_what_the_model_saw(tmp_path):
     expected = session.conversation.messages()
     await session.close()
 
-    ns.continue_ = True
-    resumed, history = open_session(ns, interactive=False, store=store)
+    resumed, history = open_session(replace(ns, continue_=True), interactive=False, store=store)
     assert [(m.role, m.text) for m in resumed.conversation.messages()] == [
         (m.role, m.text) for m in expected] == [("user", "first"), ("assistant", "A"),
                                                 ("user", "second"), ("assistant", "C")]

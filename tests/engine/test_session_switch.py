@@ -3,14 +3,15 @@ the status line hears of it (`agent_model`), and a resumed session keeps the cho
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
+from msgspec.structs import replace
 
 from raw_tui import bus as ev
 from raw_tui import commands as cmd
 from raw_tui.session.open import open_session
+from raw_tui.session.request import SessionRequest
 from raw_tui.session.store import HistoryStore
 
 
@@ -29,8 +30,7 @@ def setup(tmp_path):
                                 "tools": {"use": ["builtin/bash"]}}}}))
     work = tmp_path / "work"
     work.mkdir()
-    return argparse.Namespace(config=str(cfg / "raw.json"), agent=None, model=None,
-                              cwd_path=work, resume=None, continue_=False)
+    return SessionRequest(config=str(cfg / "raw.json"), cwd=work)
 
 
 def collect(session) -> list[ev.Event]:
@@ -96,12 +96,11 @@ async def test_a_resumed_session_keeps_the_switch_unless_told_otherwise(setup):
     await session.handle(cmd.SwitchModel(model="one"))
     await session.close()
 
-    setup.continue_ = True
-    resumed, _ = open_session(setup, interactive=True, store=store)
+    resumed, _ = open_session(replace(setup, continue_=True), interactive=True, store=store)
     assert (resumed.info.agent, resumed.info.model) == ("reviewer", "one")
     await resumed.close()
-    setup.agent = "main"  # named on the command line: that wins
-    again, _ = open_session(setup, interactive=True, store=store)
+    named = replace(setup, continue_=True, agent="main")  # named on the command line: wins
+    again, _ = open_session(named, interactive=True, store=store)
     assert (again.info.agent, again.info.model) == ("main", "one")
     await again.close()
 
@@ -116,8 +115,7 @@ async def test_a_switched_scripted_model_resumes_at_its_own_line(setup):
     await session.handle(cmd.SwitchModel(model="two"))
     await session.run_turn("on two")
     await session.close()
-    setup.continue_ = True
-    resumed, _ = open_session(setup, interactive=False, store=store)
+    resumed, _ = open_session(replace(setup, continue_=True), interactive=False, store=store)
     events = collect(resumed)
     await resumed.run_turn("again")
     assert [e.text for e in events if isinstance(e, ev.AssistantText)] == ["second line of two"]

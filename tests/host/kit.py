@@ -12,6 +12,7 @@ from typing import Any
 
 from raw_tui import bus as ev
 from raw_tui.host.launch import Started, start_host
+from raw_tui.session.request import SessionRequest
 from tests.helpers import alive, write_config, write_script
 
 ASK_WRITE = [{"match": "builtin/write_file", "effect": "ask"}]
@@ -47,8 +48,15 @@ def setup(tmp_path: Path, lines: list[dict], *, ui: dict | None = None,
                               cwd=str(work), cwd_path=work, continue_=False, resume=None)
 
 
+def request_of(args: argparse.Namespace) -> SessionRequest:
+    """The SessionRequest the command line would build from these options."""
+    return SessionRequest(cwd=args.cwd_path, config=args.config, agent=args.agent,
+                          model=args.model, continue_=args.continue_, resume=args.resume,
+                          no_detach=getattr(args, "no_detach", False))
+
+
 def start(args: argparse.Namespace) -> Started:
-    return start_host(args, timeout=60)
+    return start_host(request_of(args), timeout=60)
 
 
 def reap(pid: int) -> None:

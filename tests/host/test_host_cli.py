@@ -11,7 +11,7 @@ from raw_tui.host.choose import attach_target, detach_wanted, offer_attach
 from raw_tui.host.transport import locate_or_start
 from raw_tui.program import program
 from tests.helpers import raw_tui
-from tests.host.kit import setup, start, wait_gone
+from tests.host.kit import request_of, setup, start, wait_gone
 
 
 class Tty(io.StringIO):
@@ -35,12 +35,12 @@ def test_attach_with_nothing_live_says_so(tmp_path):
 def test_ui_detach_false_and_no_detach_keep_the_session_in_process(tmp_path):
     args = setup(tmp_path, [])
     args.no_detach = False
-    assert detach_wanted(args)
+    assert detach_wanted(request_of(args))
     args.no_detach = True
-    assert not detach_wanted(args)
+    assert not detach_wanted(request_of(args))
     args = setup(tmp_path / "off", [], ui={"detach": False})
     args.no_detach = False
-    assert not detach_wanted(args)
+    assert not detach_wanted(request_of(args))
 
 
 def test_offer_attach_asks_on_a_terminal_and_continue_attaches(tmp_path):
@@ -48,14 +48,14 @@ def test_offer_attach_asks_on_a_terminal_and_continue_attaches(tmp_path):
     host = start(args)
     try:
         out = Tty()
-        assert offer_attach(args, stdin=Tty("\n"), out=out) == host.session_id
+        assert offer_attach(request_of(args), stdin=Tty("\n"), out=out) == host.session_id
         assert f"raw-tui: session {host.session_id} in this directory is live (idle). " \
                f"Attach to it? [Y/n] " == out.getvalue()
-        assert offer_attach(args, stdin=Tty("n\n"), out=Tty()) is None
-        assert offer_attach(args, stdin=io.StringIO("\n"), out=Tty()) is None  # no terminal
-        assert attach_target(args).session_id == host.session_id
+        assert offer_attach(request_of(args), stdin=Tty("n\n"), out=Tty()) is None
+        assert offer_attach(request_of(args), stdin=io.StringIO("\n"), out=Tty()) is None  # no terminal
+        assert attach_target(request_of(args)).session_id == host.session_id
         args.continue_ = True
-        assert locate_or_start(args) == host.socket  # no second host for a live session
+        assert locate_or_start(request_of(args)) == host.socket  # no second host for a live session
     finally:
         os.kill(host.pid, signal.SIGTERM)
         assert wait_gone(host.pid)

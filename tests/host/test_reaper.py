@@ -14,14 +14,13 @@ from tests.helpers import alive
 
 ROOT = Path(__file__).resolve().parents[2]
 INNER = '''
-import argparse, os, time
+import os, time
 from pathlib import Path
 from raw_tui.host.launch import start_host
+from raw_tui.session.request import SessionRequest
 
 def test_start_a_host_then_hang(tmp_path):
-    args = argparse.Namespace(cwd_path=tmp_path, config=None, agent=None, model=None,
-                              resume=None, continue_=False)
-    started = start_host(args)
+    started = start_host(SessionRequest(cwd=tmp_path))
     Path(os.environ["HOST_PID_FILE"]).write_text(str(started.pid))
     time.sleep(300)
 '''

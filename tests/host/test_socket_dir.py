@@ -17,6 +17,7 @@ import pytest
 from raw_tui.host import paths
 from raw_tui.host import protocol as wire
 from raw_tui.host.choose import live_marks, offer_attach
+from raw_tui.session.request import SessionRequest
 from raw_tui.host.paths import SocketDirError, live_sessions, socket_dir
 from tests.helpers import raw_tui
 from tests.host.kit import setup, start, wait_gone
@@ -168,9 +169,8 @@ def test_what_a_host_says_is_escaped_and_it_answers_for_its_own_socket_only(runt
             def isatty(self) -> bool:
                 return True
 
-        args = type("A", (), {"cwd_path": Path("/w"), "continue_": False, "resume": None})()
         out = Tty()
-        assert offer_attach(args, stdin=Tty("n\n"), out=out) is None
+        assert offer_attach(SessionRequest(cwd=Path("/w")), stdin=Tty("n\n"), out=out) is None
         assert "\x1b" not in out.getvalue() and "\\x1b" in out.getvalue()
     finally:
         for host in hosts:

@@ -21,8 +21,10 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ...bus import ApprovalRequest
+from ...errors import BUSY
 from ...commands import (ApprovalAnswer, Cancel, EditPrompt, FormAnswer, FormCancel, PanelAction,
                          Prompt, Retry)
+from ..textual_private import draw_now, is_closing
 from ..widgets.chat_view import ChatView, HiddenRow
 from ..widgets.navigator import Navigator, Target
 from ..widgets.prompt_queue import PromptQueue
@@ -138,7 +140,7 @@ class MainScreen(Screen):
         """Right after the first frame: the composer takes its stand-in's place, with the
         keys typed into that meanwhile, in order; and the focus, if it had it."""
         stand_in = next(iter(self.query(ComposerStandIn)), None)
-        if stand_in is None or not self.is_attached or self._closing:  # (quit at once)
+        if stand_in is None or not self.is_attached or is_closing(self):  # (quit at once)
             return
         from ..widgets.composer import Composer
 
@@ -338,9 +340,7 @@ class MainScreen(Screen):
         instant reply queued behind the prompt's event, and the frame that cleared the
         composer, put the prompt two frames (~35 ms) after Enter. Once per prompt, so the
         frame rate stays bounded. Textual has no public call for it (docs/decisions.md)."""
-        app = self.app
-        if self.is_current and app._dom_ready and not app._batch_count:  # after the 1st frame
-            self._refresh_layout()
+        draw_now(self)  # after the first frame (ui/textual_private.py)
 
     async def on_assistant_delta_arrived(self, message: msg.AssistantDeltaArrived) -> None:
         if message.live:  # a resumed session draws the final text
@@ -681,7 +681,7 @@ class MainScreen(Screen):
         else:
             command = Prompt(text=message.text)
         reply = await self.app.send(command, notify=False)
-        if not reply.ok and reply.code == "busy" and isinstance(command, Prompt):
+        if not reply.ok and reply.code == BUSY and isinstance(command, Prompt):
             self.prompt_queue.add(message.text)  # a turn runs: sent when it ends
             if self.status_line.status.state == "idle":  # ... it ended meanwhile
                 self.run_worker(self.send_queued(), group="queued", exclusive=True)
@@ -702,7 +702,7 @@ class MainScreen(Screen):
         if text is None:
             return
         reply = await self.app.send(Prompt(text=text), notify=False)
-        if not reply.ok and reply.code == "busy":
+        if not reply.ok and reply.code == BUSY:
             self.prompt_queue.put_back(text)
         elif not reply.ok:  # refused for good: back to the composer, not lost
             self.notify(f"queued prompt not sent: {reply.message or reply.code}",

@@ -15,10 +15,11 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from ..textual_private import KeyBeforeTextArea
 from .stand_in import PLACEHOLDER
 
 
-class Composer(TextArea):
+class Composer(KeyBeforeTextArea, TextArea):
     HELP = ("Type a message. **Enter** sends; **Alt+Enter**, **Ctrl+J** (and **Shift+Enter** "
             "where the terminal tells it from Enter) add a newline; **Up/Down** walk the "
             "history. Sent while a turn runs, a prompt is queued (**Esc** takes it back).")
@@ -51,7 +52,7 @@ class Composer(TextArea):
         self._history_at: int | None = None
         self._draft = ""
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def key_first(self, event: events.Key) -> bool:
         """Run this widget's binding for the key here, after the keys typed before it (the
         text area would otherwise insert Enter as a newline). An action that skips (Ctrl+C's
         copy with nothing selected) lets the key go on to the screen's and the app's."""
@@ -61,8 +62,8 @@ class Composer(TextArea):
                 event.prevent_default()
                 if await self.app.run_action(active.binding.action, self):
                     event.stop()
-                    return
-        await super()._on_key(event)
+                    return True
+        return False
 
     def action_send(self) -> None:
         text = self.text

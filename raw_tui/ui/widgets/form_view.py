@@ -19,7 +19,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import Input, RadioButton, RadioSet, SelectionList, Static, TextArea
-from textual.widgets._toggle_button import ToggleButton
+
+from ..textual_private import ButtonFace, toggle_button_glyphs
 
 # Choices readable without colour (NO_COLOR, capture-pane): Textual draws every radio button
 # and every selection-list box with the same glyph and tells them apart by colour only.
@@ -27,11 +28,10 @@ RADIO_ON, RADIO_OFF = "(•)", "( )"
 CHECK_ON, CHECK_OFF = "[x]", "[ ]"
 
 
-class Choice(RadioButton):
+class Choice(ButtonFace, RadioButton):
     """A radio button drawn `(•) Label` when chosen and `( ) Label` otherwise."""
 
-    @property
-    def _button(self) -> Content:
+    def button_face(self) -> Content:
         style = self.get_visual_style("toggle--button")
         mark = RADIO_ON if self.value else RADIO_OFF
         return Content.assemble(mark[0], (mark[1], style), mark[2])
@@ -43,7 +43,7 @@ class Choices(SelectionList):
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
         segments = list(strip)
-        button = ToggleButton.BUTTON_LEFT + ToggleButton.BUTTON_INNER + ToggleButton.BUTTON_RIGHT
+        button = toggle_button_glyphs()
         if len(segments) < 4 or "".join(s.text for s in segments[:3]) != button:
             return strip
         try:

@@ -18,10 +18,12 @@ from textual.strip import Strip
 from textual.style import Style as ContentStyle
 from textual.widget import Widget
 
+from ..textual_private import ForwardedEvents, forward_event
+
 PLACEHOLDER = "Message · Enter sends · Ctrl+J newline"
 
 
-class ComposerStandIn(Widget, can_focus=True):
+class ComposerStandIn(ForwardedEvents, Widget, can_focus=True):
     # TextArea's own rules for what an empty composer shows (textual/widgets/_text_area.py)
     COMPONENT_CLASSES = {"text-area--cursor", "text-area--placeholder"}
     DEFAULT_CSS = """
@@ -75,18 +77,19 @@ class ComposerStandIn(Widget, can_focus=True):
                 line = line.stylize(ContentStyle.from_rich_style(cursor), 0, 1)
         return Strip(line.render_segments(self.visual_style), line.cell_length)
 
-    def _forward_event(self, event: events.Event) -> None:
+    def take_forwarded(self, event: events.Event) -> bool:
         """The app forwards the focused widget's keys here, in the order they came."""
         if not isinstance(event, (events.Key, events.Paste)):
-            super()._forward_event(event)
-        elif self.successor is not None:
-            self.successor._forward_event(event)
+            return False
+        if self.successor is not None:
+            forward_event(self.successor, event)
         else:
             self.held.append(event)
+        return True
 
     def hand_over(self, composer: Widget) -> None:
         """The held keys go to `composer`, in order; any key still sent here follows them."""
         self.successor = composer
         held, self.held = self.held, []
         for event in held:
-            composer._forward_event(event)
+            forward_event(composer, event)

@@ -13,6 +13,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from ...errors import TRUNCATED
+
 STATE_STYLE = {"idle": "green", "running": "bold yellow", "cancelling": "bold red",
                "closing": "dim", "starting": "dim"}
 
@@ -96,7 +98,7 @@ class StatusLine(Horizontal):
         self.show(self.status)
 
     def run_end(self, event: Any) -> None:
-        self.status.truncated = getattr(event, "code", None) == "truncated"
+        self.status.truncated = getattr(event, "code", None) == TRUNCATED
         self.show(self.status)
 
     def on_resize(self) -> None:

@@ -16,6 +16,7 @@ import msgspec
 from rich.console import Group
 from rich.text import Text
 
+from ...errors import APPROVAL_DENIED, DENIAL_CODES
 from ...termsafe import escape_controls
 from ..neutral import json_text
 from ..preview import effect_lines
@@ -27,8 +28,6 @@ LIVE_LINES = 6  # of which this many lines show (all kept ones when expanded)
 TICK_S = 0.25  # spinner frame; the elapsed time changes once a second
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ARGS_CLIP = 160
-DENIAL_CODES = ("tool_denied", "hook_denied", "hook_error", "approval_denied",
-                "approval_required", "approval_error", "tool_not_exposed")
 
 
 def _get(value: Any) -> Any:
@@ -194,14 +193,14 @@ class ToolCallView(SafeStatic):
     def decision(self) -> tuple[str, str]:
         code = _get(getattr(self.result, "code", msgspec.UNSET)) if self.result else None
         rule = f" by rule #{self.rule}" if self.rule is not None else ""
-        if code in DENIAL_CODES and code != "approval_denied":
+        if code in DENIAL_CODES and code != APPROVAL_DENIED:
             return f"denied · {code}", "bold red"
         if self.asked:
-            if self.allowed is None and code != "approval_denied" and self.result is not None:
+            if self.allowed is None and code != APPROVAL_DENIED and self.result is not None:
                 return f"asked{rule} → not answered ({code or 'ended'})", "bold red"
-            if self.allowed is None and code != "approval_denied":
+            if self.allowed is None and code != APPROVAL_DENIED:
                 return f"asking{rule} · waiting for approval", "bold magenta"
-            if self.allowed is False or code == "approval_denied":
+            if self.allowed is False or code == APPROVAL_DENIED:
                 return f"asked{rule} → denied", "bold red"
             return f"asked{rule} → approved", "green"
         if self.policy == "ask" and self.result is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from raw_tui.errors import PANEL_INVALID
+from raw_tui.errors import PANEL_INVALID, TOOL_ERROR
 from raw_tui.panels import PanelError, confirmation_line
 
 PANEL = "todo"
@@ -134,7 +134,7 @@ def _error(code: str, text: str) -> dict[str, Any]:
 
 async def handler(args: Any, ctx: Any) -> Any:
     if ctx.panels is None:
-        return _error("tool_error", "todo: no panel host in this session")
+        return _error(TOOL_ERROR, "todo: no panel host in this session")
     todos = [dict(t) for t in args.get("todos") or []]
     title = args.get("title")
     current: list[dict[str, Any]] = []

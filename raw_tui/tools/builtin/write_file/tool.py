@@ -59,7 +59,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from raw_tui.errors import CANCELLED, EFFECTS_ERROR, PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError
+from raw_tui.errors import (CANCELLED, EFFECTS_ERROR, PATCH_BINARY_SOURCE, PATCH_DESTINATION_EXISTS,
+                            PATCH_INVALID_UTF8, PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError)
 from raw_tui.tools import approval_preview, fsatomic, fslinks, fsread
 from raw_tui.tools.patch import (BOM, AddFile, DeleteFile, PatchSyntaxError, apply_hunks,
                                  check_repeated, lexical_abspath, parse_patch, split_endings,
@@ -488,12 +489,12 @@ def patch_source(plan: Plan, path: str, verb: str) -> str:
     if current is None:
         raise RawError(PATCH_PREFLIGHT_FAILED, f"cannot {verb} {path}: no such file")
     if b"\0" in current:
-        raise RawError(PATCH_PREFLIGHT_FAILED, f"patch_binary_source: cannot {verb} {path}: it "
+        raise RawError(PATCH_PREFLIGHT_FAILED, f"{PATCH_BINARY_SOURCE}: cannot {verb} {path}: it "
                                                "holds NUL bytes; a patch edits text files")
     try:
         return current.decode("utf-8")
     except UnicodeDecodeError:
-        raise RawError(PATCH_PREFLIGHT_FAILED, f"patch_invalid_utf8: cannot {verb} {path}: it "
+        raise RawError(PATCH_PREFLIGHT_FAILED, f"{PATCH_INVALID_UTF8}: cannot {verb} {path}: it "
                                                "is not UTF-8 text") from None
 
 
@@ -536,7 +537,7 @@ def refuse_existing(path: str, detail: str) -> None:
     """A patch's Add File and Move to make a new file: anything already at `path` (a file, a
     directory, a link) is refused, as Raw's `patch_destination_exists`."""
     if os.path.lexists(path):
-        raise RawError(PATCH_PREFLIGHT_FAILED, f"patch_destination_exists: {detail}")
+        raise RawError(PATCH_PREFLIGHT_FAILED, f"{PATCH_DESTINATION_EXISTS}: {detail}")
 
 
 def commit(plan: Plan) -> None:

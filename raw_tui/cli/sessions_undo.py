@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import sys
 
+from ..checkpoints import service
+from ..checkpoints.store import Busy, Store
 from ..termsafe import escape_controls
-from . import service
-from .store import Busy, Store
 
 
 def _error(message: str) -> int:
@@ -18,7 +18,7 @@ def _error(message: str) -> int:
     return 1
 
 
-def cmd_undo(args, history) -> int:
+def undo(args, history) -> int:
     """`history`: the open HistoryStore."""
     row = history.get(args.session_id)
     if row is None:
