@@ -72,6 +72,15 @@ NOTHING_TO_UNDO = "nothing_to_undo"  # an Undo command with no change to take ba
 UNKNOWN_AGENT = "unknown_agent"
 UNKNOWN_MODEL = "unknown_model"
 
+# A session's turns (raw_tui/session): a command or a turn while another runs, or after close;
+# a turn that met a bug of raw-tui's own; a turn stopped at the agent's `max_steps`; a turn
+# whose last reply hit the model's output limit (`max_tokens`)
+BUSY = "busy"
+SESSION_CLOSED = "closed"
+INTERNAL_ERROR = "internal_error"
+MAX_STEPS = "max_steps"
+TRUNCATED = "truncated"
+
 
 class RawError(Exception):
     """An error with a contract code and a one-line message."""

@@ -14,7 +14,7 @@ from . import service
 
 
 async def undo(session: Any, command: cmd.Undo) -> cmd.Reply:
-    refused = session._refuse_unless_idle()
+    refused = session.refuse_unless_idle()
     if refused is not None:
         return refused
     recorder = session.checkpoints

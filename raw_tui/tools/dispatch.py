@@ -44,8 +44,7 @@ from ..jsonstrict import (json_problem, lone_surrogate_at, printable_path,
 from . import approval_preview, summary, worker
 from .context import ToolContext
 from .live_output import LiveOutput
-from .ports import CallInfo, NoHooks, ToolHooks, ToolPanels
-from .registry import ToolSpec
+from .ports import CallInfo, NoHooks, Tool, ToolHooks, ToolPanels
 from .result import ToolResult, cap_output, error_result, normalize, split_panel_blocks, text_block
 
 MAX_EFFECTS_BYTES = 64 * 1024
@@ -159,7 +158,7 @@ class _Call:
     source: str
     turn_id: str | None
     cancel: asyncio.Event
-    tool: ToolSpec | None = None
+    tool: Tool | None = None
     arguments: Any = None
     effects: Any = None
     report: DispatchReport | None = None
@@ -241,7 +240,7 @@ class Dispatcher:
         report = call.report
         tool = self.agent.tools.find(call.name)
         # an MCP tool whose server has not started, or has ended
-        if tool is None or not getattr(tool, "available", True):
+        if tool is None or not tool.available:
             raise Stop("exposure", errors.TOOL_NOT_EXPOSED, f"tool unavailable: {call.name}")
         call.tool = tool
         report.identity, report.name = tool.identity, tool.name
@@ -336,7 +335,7 @@ class Dispatcher:
         failure of it leaves the generic line (tools/summary.py): a summary never stops a
         call."""
         tool = call.tool
-        if not getattr(tool, "has_summary", False):
+        if not tool.has_summary:
             return
         ctx = self._context(call, pure=True)
         if self.panels is not None and hasattr(self.panels, "get"):
@@ -571,7 +570,7 @@ class Dispatcher:
             panels = self.panels.open_call(owner=tool.identity, declarations=tool.declarations,
                                            call_id=call.call_id, source=call.source,
                                            turn_id=call.turn_id,
-                                           implicit=getattr(tool, "implicit_panels", False))
+                                           implicit=tool.implicit_panels)
         interactions = None
         if self.interactions is not None and not pure:
             interactions = self.interactions(call_id=call.call_id, turn_id=call.turn_id,
@@ -622,8 +621,8 @@ class Dispatcher:
         or a signal ends the wait). Past the deadline, the stage's Stop (see `_stage_error`).
         An MCP tool, or one already imported, costs nothing."""
         tool = call.tool
-        if getattr(tool, "loaded", True):
-            return getattr(tool, "_module", None)
+        if tool.loaded:
+            return tool.module()
         try:
             return await self._tool_code(call, "the import of its module", self.deadlines.load_s,
                                          tool.module)
