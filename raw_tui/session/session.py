@@ -12,7 +12,6 @@ and headless (no approver, no interaction surface).
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import msgspec
@@ -74,7 +73,7 @@ class Session(SessionState):
         self.store, self.interactive = store, interactive
         self.resumed = session_id is not None
         self.session_id = session_id or new_id("s")
-        self.mcp = _mcp_manager(self, mcp_servers)
+        self.mcp = switch.mcp_manager(self, mcp_servers)
         self.info = cmd.SessionInfo(session_id=self.session_id, agent=agent.name,
                                     model=agent.model_alias, max_steps=agent.config.max_steps,
                                     cwd=cwd, agents=list(config.agents),
@@ -139,10 +138,12 @@ class Session(SessionState):
         for warning in self._plan_warnings:  # once: a second attachment knows them
             self.warn(warning)
         self._plan_warnings = []
-        self.start_mcp()
+        switch.start_mcp(self)
         await self.hooks.session_start("resume" if self.resumed else "create")
         if watch:
-            self.watcher = _start_watcher(self)
+            from .reload import start_watcher
+
+            self.watcher = start_watcher(self)
 
     async def close(self) -> None:
         if self.closed:
@@ -205,21 +206,12 @@ class Session(SessionState):
     def cancel(self) -> bool:
         return turn.cancel(self)
 
-    def cancel_actions(self) -> bool:
-        return turn.cancel_actions(self)
-
     async def wait_idle(self) -> None:
         if self.turn_task is not None:
             await asyncio.shield(self.turn_task)
 
-    def start_mcp(self) -> None:
-        switch.start_mcp(self)
-
     async def mcp_ready(self) -> None:
         await switch.mcp_ready(self)
-
-    def use_agent(self, agent: Agent) -> None:
-        switch.use_agent(self, agent)
 
     def context_size(self) -> tuple[int, int]:
         return context_size(self)
@@ -266,14 +258,19 @@ async def _form_cancel(s: Session, c: cmd.FormCancel) -> cmd.Reply:
     return _reply(s.interactions.cancel, c.request_id)
 
 
-def _now(fn: Callable[[Session, Any], cmd.Reply]) -> Callable[[Session, Any], Awaitable[cmd.Reply]]:
+Handler = Callable[[Session, Any], Awaitable[cmd.Reply]]
+
+
+def _now(fn: Callable[[Session, Any], cmd.Reply]) -> Handler:
+    """A handler whose work is done at once (a turn it starts runs in its own task)."""
+
     async def run(s: Session, c: Any) -> cmd.Reply:
         return fn(s, c)
 
     return run
 
 
-HANDLERS: dict[type, Callable[[Session, Any], Awaitable[cmd.Reply]]] = {
+HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.Prompt: _now(lambda s, c: turn.start(s, c.text)),
     cmd.Cancel: _now(lambda s, c: cmd.Reply(ok=s.cancel())),
     cmd.ApprovalAnswer: _approval_answer,
@@ -290,38 +287,3 @@ HANDLERS: dict[type, Callable[[Session, Any], Awaitable[cmd.Reply]]] = {
     cmd.Quit: _quit,
 }
 
-
-# construction -----------------------------------------------------------------------------
-
-def _mcp_manager(s: Session, client_servers: dict[str, ServerConfig] | None):
-    """The session's MCP manager (no server started): the configured servers, then an ACP
-    client's (their env/header values used as given)."""
-    from ..mcp.manager import McpManager
-
-    # credentials never leave (docs/security.md)
-    manager = McpManager(cwd=s.cwd, notify=s.warn, redactor=s.redactor)
-    if s.config.mcp is not None:
-        manager.add_servers(s.config.mcp.servers, s.config.mcp.declarations)
-    if client_servers:
-        manager.add_servers(client_servers, literal=True)
-    return manager
-
-
-def _start_watcher(session: Session):
-    """Watch the hook folders and the config file; changes apply at the next turn."""
-    from ..config import load_config
-    from ..hooks.watcher import HookWatcher
-
-    config = session.config
-    if config.file is None:
-        return None
-
-    def reload():
-        fresh = load_config(str(config.file), cwd=Path(session.cwd),
-                            client_mcp=config.client_mcp)
-        return fresh.agent(session.agent.name).hooks
-
-    watcher = HookWatcher(reload, dispatcher=session.hooks, bus=session.bus,
-                          config_file=config.file)
-    watcher.start()
-    return watcher

@@ -20,6 +20,8 @@ from .state import SessionState
 
 if TYPE_CHECKING:
     from ..config import Agent
+    from ..mcp.config import ServerConfig
+    from ..mcp.manager import McpManager
     from ..models.base import ModelProvider, ModelSpec
 
 
@@ -96,6 +98,21 @@ async def _start_mcp(s: SessionState) -> None:
             s.panels.register(tool.identity, tool.declarations)
     for warning in warnings:
         s.warn(warning)
+
+
+def mcp_manager(s: SessionState, client_servers: dict[str, ServerConfig] | None
+                ) -> McpManager:
+    """The session's MCP manager (no server started): the configured servers, then an ACP
+    client's (their env/header values used as given)."""
+    from ..mcp.manager import McpManager
+
+    # credentials never leave (docs/security.md)
+    manager = McpManager(cwd=s.cwd, notify=s.warn, redactor=s.redactor)
+    if s.config.mcp is not None:
+        manager.add_servers(s.config.mcp.servers, s.config.mcp.declarations)
+    if client_servers:
+        manager.add_servers(client_servers, literal=True)
+    return manager
 
 
 def provider_for(agent: Agent) -> ModelProvider:
