@@ -338,7 +338,7 @@ class Dispatcher:
         if not tool.has_summary:
             return
         ctx = self._context(call, pure=True)
-        if self.panels is not None and hasattr(self.panels, "get"):
+        if self.panels is not None:
             ctx.panels = summary.OwnPanels(self.panels, tool.identity)
         try:
             value = await self._tool_code(call, "summarize", self.deadlines.effects_s,

@@ -147,4 +147,8 @@ class ToolCallPanels(Protocol):
 
 class ToolPanels(Protocol):
     def open_call(self, *, owner: str, declarations: list[Any], call_id: str, source: str,
-                  turn_id: str | None) -> ToolCallPanels: ...
+                  turn_id: str | None, implicit: bool = False) -> ToolCallPanels: ...
+
+    def get(self, panel: str) -> tuple[int, Any]:
+        """(revision, document) of a panel by its full id (a summarize reads its own)."""
+        ...
