@@ -53,7 +53,7 @@ def publish_usage(s: SessionState, turn_id: str) -> None:
                                 **opt(context_window_tokens=window), turn_id=turn_id))
 
 
-async def stream(s: SessionState, turn_id: str | None, messages: list[Message],
+async def stream(s: SessionState, turn_id: str, messages: list[Message],
                  tools: list[ToolDefinition], *, publish: bool = True
                  ) -> tuple[str, list[ToolCallRequest]]:
     """(the reply's text, its tool calls); the text goes out as deltas when `publish`."""

@@ -12,7 +12,7 @@ import asyncio
 import secrets
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable
+from typing import TYPE_CHECKING, Any, Awaitable, Literal
 
 from .. import bus as ev
 from .. import commands as cmd
@@ -38,6 +38,10 @@ if TYPE_CHECKING:
     from .store import HistoryStore
 
 
+Phase = Literal["idle", "running", "cancelling", "closing"]
+Status = Literal["completed", "error", "cancelled", "max_steps"]  # a run_end's
+
+
 def new_id(prefix: str) -> str:
     return f"{prefix}{int(time.time() * 1000):x}{secrets.token_hex(3)}"
 
@@ -56,12 +60,12 @@ class Rewind:
     """A turn replacing `from_turn` and every later one (`reason`: retry or edit)."""
 
     from_turn: str
-    reason: str
+    reason: Literal["retry", "edit"]
 
 
 @dataclass
 class TurnOutcome:
-    status: str  # completed | error | cancelled | max_steps
+    status: Status
     code: str | None = None
     message: str | None = None
 
@@ -101,7 +105,7 @@ class SessionState:
     mcp_warnings: list[str]
     mcp_status: dict[str, str]  # identity -> found | missing | skipped
     # the turn
-    state: str  # the phase: idle | running | cancelling | closing
+    state: Phase
     step: int  # model requests made in this turn
     turn_id: str | None  # the running turn's id
     turn_task: asyncio.Task | None
