@@ -11,7 +11,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
@@ -21,6 +21,12 @@ from .paths import config_home
 from .redact import Redactor
 from .tools.sandbox.env import register_key_names
 from .tools.sandbox.settings import SandboxConfig
+
+if TYPE_CHECKING:
+    from .hooks.load import HookSet
+    from .policy.rules import RuleSet
+    from .tools.ports import Tool
+    from .tools.registry import ExposedTools
 
 DEMO_DIR = Path(__file__).parent / "demo"
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -108,27 +114,27 @@ class Agent:
     config: AgentConfig
     model_alias: str
     model: ModelConfig
-    tools: Any  # tools.registry.ExposedTools
-    rules: Any  # policy.RuleSet
-    hooks: Any  # hooks.HookSet
+    tools: ExposedTools
+    rules: RuleSet
+    hooks: HookSet
     system_prompt: str | None = None
     config_file: Path | None = None  # the config in use (None: the demo); the gate's own files
     config_dir: Path | None = None
 
-    def model_tools(self) -> list[Any]:
+    def model_tools(self) -> list[Tool]:
         """Tools the model may see: exposed and not denied outright, in tools.use order, then
         MCP tools sorted by alias (a stable prompt prefix). An MCP tool whose server has not
         started (yet), or has ended, is not among them."""
         tools = [t for t in self.tools.tools if self.rules.unconditional(t.identity)[0] != "deny"
-                 and getattr(t, "available", True)]
-        plain = [t for t in tools if not getattr(t, "is_mcp", False)]
-        mcp = sorted((t for t in tools if getattr(t, "is_mcp", False)), key=lambda t: t.name)
+                 and t.available]
+        plain = [t for t in tools if not t.is_mcp]
+        mcp = sorted((t for t in tools if t.is_mcp), key=lambda t: t.name)
         return plain + mcp
 
     def mcp_servers(self) -> list[str]:
         """The MCP servers this agent's tools use, in tools.use order."""
         return list(dict.fromkeys(t.server for t in self.tools.tools
-                                  if getattr(t, "is_mcp", False)))
+                                  if t.is_mcp))
 
 
 @dataclass
@@ -346,8 +352,8 @@ def _agent(name: str, value: Any, models: dict[str, ModelConfig], config: Config
     rules = RuleSet.parse(agent.tools.rules, where=where + ["tools", "rules"], file=file)
     _check_observed_rules(rules, agent, where=where, file=file)
     # MCP tools are bound once their server lists them (their schema is unknown until then)
-    loaded = {t.identity: t for t in tools if not getattr(t, "is_mcp", False)}
-    mcp_tools = [t for t in tools if getattr(t, "is_mcp", False)]
+    loaded = {t.identity: t for t in tools if not t.is_mcp}
+    mcp_tools = [t for t in tools if t.is_mcp]
     rules.bind(loaded, where=where + ["tools", "rules"], file=file)
     if mcp_tools:
         from .mcp.manager import check_effects_predicates

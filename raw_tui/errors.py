@@ -105,6 +105,7 @@ UNKNOWN_MODEL = "unknown_model"
 BUSY = "busy"  # a command that needs an idle session while a turn runs
 CLOSED = "closed"  # a command to a session that is closed
 TRUNCATED = "truncated"  # run_end: the turn's last reply hit the model's output limit
+MAX_STEPS = "max_steps"  # run_end: the turn stopped at the agent's `max_steps`
 
 # Panel actions run in a client (docs/acp.md): Raw's codes, which ACP maps; a client's
 # callback that timed out
@@ -112,6 +113,7 @@ STALE_PANEL = "stale_panel"
 INVALID_ACTION = "invalid_action"
 PROMPT_ACTION = "prompt_action"
 TIMEOUT = "timeout"
+
 
 
 class RawError(Exception):

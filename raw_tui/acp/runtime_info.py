@@ -46,13 +46,13 @@ def runtime_info(version: str, config: Any, agent: Any, session: Any = None) -> 
 def _selection(agent: Any) -> dict[str, list[str]]:
     selected: dict[str, list[str]] = {}
     for tool in agent.tools.tools:
-        if getattr(tool, "is_mcp", False):
+        if tool.is_mcp:
             selected.setdefault(tool.server, []).append(tool.tool_name)
     return selected
 
 
 def _origin(tool: Any) -> str:
-    if getattr(tool, "is_mcp", False):
+    if tool.is_mcp:
         return tool.server
     if tool.identity.startswith("acp:"):
         return "peer"

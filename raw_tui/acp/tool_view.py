@@ -48,7 +48,7 @@ async def configure(bridge: Any, names: list[str]) -> dict[str, Any]:
     _check(session.agent, tools, names)
     wanted = set(names)
     mcp = [tool for name, tool in tools.items()
-           if name in wanted and getattr(tool, "is_mcp", False) and tool.pending]
+           if name in wanted and tool.is_mcp and tool.pending]
     if mcp:
         tools.update(await _bind(session, mcp))
     if not bridge.idle:  # a prompt started while the servers were listing their tools
@@ -92,7 +92,7 @@ async def _catalog(session: Any, view: ToolView) -> dict[str, list[str]]:
     """Server → the tool names it lists: the servers of the selectable tools and the
     client's, started now if they were not. One that cannot start lists nothing (a warning,
     once: the client learns why its tools are unknown)."""
-    servers = [tool.server for tool in view.tools.values() if getattr(tool, "is_mcp", False)]
+    servers = [tool.server for tool in view.tools.values() if tool.is_mcp]
     servers += sorted(session.mcp.literal)  # the client's (`session/new` mcpServers)
     outcomes = await session.mcp.start(dict.fromkeys(servers))
     for server, outcome in outcomes.items():

@@ -6,15 +6,18 @@ before it asks for the real one."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import commands as cmd
 from .. import errors
 from . import service
 
+if TYPE_CHECKING:
+    from ..session.state import SessionState
 
-async def undo(session: Any, command: cmd.Undo) -> cmd.Reply:
-    refused = session._refuse_unless_idle()
+
+async def undo(session: SessionState, command: cmd.Undo) -> cmd.Reply:
+    refused = session.refuse_unless_idle()
     if refused is not None:
         return refused
     recorder = session.checkpoints

@@ -56,11 +56,11 @@ async def _call(agent, config, args, arguments):
     approver = FixedApprover(args.approve == "yes") if args.approve else None
     manager = None
     target = agent.tools.find(args.tool)
-    if getattr(target, "is_mcp", False):  # start that tool's server, and only that one
+    if target is not None and target.is_mcp:  # start that tool's server, and only that one
         agent, manager = await _start_mcp(agent, config, str(args.cwd_path), [target.server])
     hooks = _hook_dispatcher(agent, bus, str(args.cwd_path))
     panels = _panel_host(bus)
-    if target is not None and getattr(target, "is_mcp", False):
+    if target is not None and target.is_mcp:
         panels.register(target.identity, target.declarations)
     dispatcher = Dispatcher(agent, bus=bus, cwd=str(args.cwd_path), hooks=hooks,
                             approver=approver, panels=panels, interactions=None)

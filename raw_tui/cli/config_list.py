@@ -188,7 +188,7 @@ def config_listing(config, mcp_status: dict[str, dict[str, str]] | None = None) 
 
 
 def _tool_listing(tool, exposed: bool, mcp_status: dict[str, str]) -> dict[str, Any]:
-    if getattr(tool, "is_mcp", False):
+    if tool.is_mcp:
         status = mcp_status.get(tool.identity, "skipped")
         return {"identity": tool.identity, "name": tool.name, "server": tool.server,
                 "tool": tool.tool_name, "status": status,

@@ -149,7 +149,7 @@ def bind_manifest(manifest: HookManifest, tools: Mapping[str, ToolLike], *, file
 
 def effects_unavailable(event: str, source: str, tool: Any) -> bool:
     """A gate `when` on `effects` for a tool without effects: blocks at run time, not a config error."""
-    return event in GATE_EVENTS and source == "effects" and getattr(tool, "effects_schema", None) is None
+    return event in GATE_EVENTS and source == "effects" and tool.effects_schema is None
 
 
 def display_path(folder: Path, config_dir: Path) -> str:

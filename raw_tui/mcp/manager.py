@@ -138,7 +138,7 @@ class McpManager:
 def pending_servers(agent: Any) -> list[str]:
     """The servers an agent's pending MCP tools need, in `tools.use` order."""
     return list(dict.fromkeys(t.server for t in agent.tools.tools
-                              if getattr(t, "is_mcp", False) and t.pending))
+                              if t.is_mcp and t.pending))
 
 
 async def resolve_agent(agent: Any, manager: McpManager, *, file: str | None = None,
@@ -163,7 +163,7 @@ async def resolve_agent(agent: Any, manager: McpManager, *, file: str | None = N
         if not isinstance(outcomes[server], list):
             warnings.append(f"{outcomes[server]}; its tools are skipped")
     for tool in agent.tools.tools:
-        if not (getattr(tool, "is_mcp", False) and tool.pending) or tool.server not in outcomes:
+        if not (tool.is_mcp and tool.pending) or tool.server not in outcomes:
             tools.append(tool)
             continue
         outcome = outcomes[tool.server]

@@ -1,4 +1,4 @@
-"""An MCP tool as dispatch sees it: the same attributes as a folder tool (`ToolSpec`).
+"""An MCP tool as dispatch sees it: the Tool protocol (tools/ports.py), as a folder tool.
 
 At config load an MCP tool is *pending*: its identity, alias and panel declarations are known,
 its schema is not. When its server has started and listed it, `bind()` gives it the schema and
@@ -8,7 +8,7 @@ the connection; only then is it exposed to the model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import MCP_CALL_ERROR
 from ..frozen import thaw
@@ -37,6 +37,9 @@ class McpTool:
     has_validate_args: bool = False
     has_preview: bool = False  # no approval preview: an MCP tool has no effects to show
     is_mcp: bool = True
+    effects_validator: None = None
+    has_summary: ClassVar[bool] = False  # no entry module: the generic summary line
+    loaded: ClassVar[bool] = True  # nothing to import
 
     @classmethod
     def pending_from(cls, identity: str, declarations: list[Any]) -> "McpTool":
@@ -55,6 +58,16 @@ class McpTool:
     def available(self) -> bool:
         """Started, and its server has not ended since (a dead server is not restarted)."""
         return self.connection is not None and not self.connection.dead
+
+    @property
+    def label(self) -> str:
+        """How a call names it: the server's own name for it, and the server (the model's
+        alias is a hash)."""
+        return f"{self.tool_name} · {self.server}"
+
+    def module(self) -> None:
+        """An MCP tool has no entry module (its handler is `call`)."""
+        return None
 
     @property
     def implicit_panels(self) -> bool:

@@ -143,6 +143,12 @@ class ModelProvider(Protocol):
         system: str | None = None,
     ) -> AsyncIterator[StreamItem]: ...
 
+    def replay(self, prompts: list[str]) -> None:
+        """A resumed session's requests so far (the prompt each answered, `""` for one
+        answering tool results): the scripted model stands where they left its script; a
+        provider that keeps no position ignores them."""
+        ...
+
 
 @dataclasses.dataclass(frozen=True)
 class ModelSpec:

@@ -198,6 +198,9 @@ class HttpModel:
     def __repr__(self) -> str:  # never the key
         return f"{type(self).__name__}(model_id={self.model_id!r}, base_url={self.base_url!r})"
 
+    def replay(self, prompts: list[str]) -> None:
+        """A resumed session's requests: an HTTP model keeps no position (models/base.py)."""
+
     @classmethod
     def from_spec(cls, spec: Any):
         model_id = spec_value(spec, "model_id")

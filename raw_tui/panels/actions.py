@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import uuid
-from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
-from ..commands import Reply
+from ..commands import PanelAction, Reply
 from ..errors import INTERACTION_INVALID, PANEL_INVALID, PANEL_UNDECLARED, json_path
 from ..tools.result import normalize
 from .declaration import ActionDeclaration, PanelDeclaration
@@ -25,6 +25,11 @@ from .errors import PanelError
 from .blocks import item_spec, walk
 from .blocks.base import item_list
 from .templates import SCOPES, TemplateError, fill
+
+if TYPE_CHECKING:
+    from ..interactions import Interactions
+    from ..tools.dispatch import DispatchReport
+    from .host import PanelHost
 
 USER_ACTION = "user_action"
 
@@ -130,7 +135,7 @@ def action_note(label: str, title: str, owner: str, text: str) -> str:
     return f'The user ran "{label}" on {title}; {owner} returned: {text}'
 
 
-# The session's entry point ---------------------------------------------------------------
+# The session's entry point (session/session.py builds its ActionPorts) -------------------
 
 def find_item(document: Any, block_id: str | None, item_id: str | None
               ) -> tuple[dict, Any] | None:
@@ -158,20 +163,39 @@ def item_label(document: Any, block_id: str | None, item_id: str | None) -> str 
     return item.get("label") or item.get("text") or item.get(spec.key)
 
 
-async def run_panel_action(session: Any, command: Any) -> Any:
-    """Run a `PanelAction` command for a session (duck-typed: `session.panels` is the
-    PanelHost, `session.interactions` the broker, `session.dispatcher.dispatch(...)` the full
-    dispatch, `session.notes` the notes sent with the next user message). Returns a
-    `commands.Reply`: a prompt action's draft, or the outcome of a tool or response action."""
+class DispatchCall(Protocol):
+    """The full dispatch of one call (`tools.dispatch.Dispatcher.dispatch`)."""
+
+    def __call__(self, name: str, arguments: Any, *, call_id: str, source: str,
+                 cancel: asyncio.Event) -> Awaitable[DispatchReport]: ...
+
+
+@dataclass
+class ActionPorts:
+    """What a panel action reaches of its session: the panels, the form broker, the full
+    dispatch, the notes sent with the next user message, the tool actions running now (call
+    id -> its cancel signal: the session's cancel sets them) and the signal set at close."""
+
+    panels: PanelHost
+    interactions: Interactions
+    dispatch: DispatchCall
+    notes: list[str] = field(default_factory=list)
+    running: dict[str, asyncio.Event] = field(default_factory=dict)
+    closing: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+async def run_panel_action(ports: ActionPorts, command: PanelAction) -> Reply:
+    """Run a `PanelAction` command. Returns a Reply: a prompt action's draft, or the
+    outcome of a tool or response action."""
     owner, _, panel_id = command.panel.rpartition("#")
-    declaration = session.panels.declaration(owner, panel_id)
+    declaration = ports.panels.declaration(owner, panel_id)
     if declaration is None:
         return Reply(ok=False, code=PANEL_UNDECLARED, message=f"no panel {command.panel}")
     try:
         action = find_action(declaration, command.action)
         _check_target(action, ActionTarget(panel=panel_id, block=command.block,
                                            item=command.item))
-        _revision, document = session.panels.get(command.panel)
+        _revision, document = ports.panels.get(command.panel)
         check_shown(command.panel, document, command.block, command.item)
         check_applies(action, document, command.block, command.item)
         target = ActionTarget(panel=panel_id, block=command.block, item=command.item,
@@ -180,33 +204,29 @@ async def run_panel_action(session: Any, command: Any) -> Any:
             text, send = prompt_draft(action, target)
             return Reply(draft=text, send=send)
         if action.kind == "response":
-            return _respond(session, command.panel, response_of(action))
+            return _respond(ports.interactions, command.panel, response_of(action))
         title = (document or {}).get("title") or declaration.title
 
         async def dispatch(arguments: Any, *, source: str) -> Any:
             call_id = f"ua_{uuid.uuid4().hex[:12]}"
-            cancel = asyncio.Event()  # the session's cancel sets it (session.cancel_actions)
-            closing = getattr(session, "actions_cancel", None)
-            if closing is not None and closing.is_set():
+            cancel = asyncio.Event()  # the session's cancel sets it (session/turn.py)
+            if ports.closing.is_set():
                 cancel.set()
-            running = getattr(session, "running_actions", None)
-            if running is not None:
-                running[call_id] = cancel
-            session.panels.expect_action(call_id, panel_id)  # a receipt even if it writes none
+            ports.running[call_id] = cancel
+            ports.panels.expect_action(call_id, panel_id)  # a receipt even if it writes none
             try:
-                report = await session.dispatcher.dispatch(owner, arguments, call_id=call_id,
-                                                           source=source, cancel=cancel)
+                report = await ports.dispatch(owner, arguments, call_id=call_id,
+                                              source=source, cancel=cancel)
             finally:
-                session.panels.forget_action(call_id)
-                if running is not None:
-                    running.pop(call_id, None)
+                ports.panels.forget_action(call_id)
+                ports.running.pop(call_id, None)
             return report.result
 
         outcome = await run_tool_action(action, target, title=title, owner=owner,
                                         dispatch=dispatch)
     except PanelError as err:
         return Reply(ok=False, code=err.code, message=err.message)
-    session.notes.append(outcome.note)
+    ports.notes.append(outcome.note)
     failed = bool(getattr(outcome.result, "isError", False))
     return Reply(ok=not failed, code=getattr(outcome.result, "code", None) if failed else None,
                  message=outcome.text)
@@ -250,12 +270,12 @@ def item_field(document: Any, block_id: str | None, item_id: str | None, name: s
     return None if found is None else found[0].get(name)
 
 
-def _respond(session: Any, panel: str, response: str) -> Any:
-    pending = [v for v in session.interactions.pending() if v.panel == panel]
+def _respond(interactions: Interactions, panel: str, response: str) -> Reply:
+    pending = [v for v in interactions.pending() if v.panel == panel]
     if not pending:
         return Reply(ok=False, code=INTERACTION_INVALID, message="no question is waiting here")
     if response == "cancel":
-        session.interactions.cancel(pending[-1].request_id)
+        interactions.cancel(pending[-1].request_id)
         return Reply()
     return Reply(ok=False, code=INTERACTION_INVALID,
                  message="fill in the form and submit it from there")

@@ -273,7 +273,7 @@ def plan_panel(tools: Any) -> tuple[str | None, list[str]]:
     first: str | None = None
     warnings: list[str] = []
     for tool in tools:
-        for declaration in getattr(tool, "declarations", None) or ():
+        for declaration in tool.declarations:
             if not getattr(declaration, "acp_plan", False):
                 continue
             full = f"{tool.identity}#{declaration.id}"

@@ -137,7 +137,7 @@ def check_binding(
     if predicate.source == "observed":
         _check_observed(predicate, identity, where=where, file=file)
         return
-    sources = tuple(getattr(tool, "condition_sources", ("arguments",)))
+    sources = tuple(tool.condition_sources)
     if predicate.source not in sources:
         listed = ", ".join(f'"{s}"' for s in sources)
         raise ConfigError(

@@ -11,7 +11,9 @@
 7. run_handler          tool_error
 
 A failure at any step stops the call before the next. Each step is a method named after it;
-each failure is a `Stop` carrying the code and text of docs/gate.md.
+each failure is a `Stop` carrying the code and text of docs/gate.md. What a call publishes is
+in tools/dispatch_events.py, how its tool code runs in tools/dispatch_code.py, its state in
+tools/dispatch_state.py.
 
 The tool's synchronous code (the import of its module at first use, `validate_args`,
 `describe_effects`, a plain `handler`) runs in a worker thread, never on the event loop, under
@@ -28,7 +30,6 @@ import asyncio
 import copy
 import inspect
 import json
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import msgspec
@@ -36,144 +37,22 @@ import msgspec
 from .. import bus as ev
 from .. import errors
 from ..approval import Approver
-from ..cancel import Cancelled, unless_cancelled
 from ..contract.schema import first_error
 from ..frozen import freeze
-from ..jsonstrict import (json_problem, lone_surrogate_at, printable_path,
-                          without_lone_surrogates)
 from . import approval_preview, summary, worker
 from .context import ToolContext
-from .live_output import LiveOutput
-from .ports import CallInfo, NoHooks, ToolHooks, ToolPanels
-from .registry import ToolSpec
+from .dispatch_code import ToolCode
+from .dispatch_events import CallEvents
+from .dispatch_state import Deadlines, DispatchReport, Stop, _Call, _not_json, _text
+from .ports import NoHooks, ToolHooks, ToolPanels
 from .result import ToolResult, cap_output, error_result, normalize, split_panel_blocks, text_block
+
+__all__ = ["Deadlines", "DispatchReport", "Dispatcher", "Stop"]
 
 MAX_EFFECTS_BYTES = 64 * 1024
 
 
-def _not_json(value: Any) -> str | None:
-    """`$.path: why` when the value is not JSON raw-tui accepts (jsonstrict.json_problem): a
-    lone surrogate (RE2 cannot search it, it cannot be encoded), a number that is not finite
-    (`1e999` decoded by a lenient parser: a hook would see null where the handler sees inf),
-    nesting deeper than jsonstrict.MAX_DEPTH, a type JSON does not have."""
-    problem = json_problem(value)
-    if problem is None:
-        return None
-    path = "".join(f"[{k}]" if isinstance(k, int) else f".{k}"
-                   for k in printable_path(problem.where or []))
-    return f"${path}: {problem.detail}"
-
-
-def _replace_lone_surrogates(value: Any) -> Any:
-    """The value with each lone surrogate as U+FFFD (only when it holds one), so that the
-    `tool_call` event of an invalid call can still be stored and shown."""
-    if lone_surrogate_at(value) is None:
-        return value
-
-    def fix(node: Any) -> Any:
-        if isinstance(node, str):
-            return without_lone_surrogates(node)
-        if isinstance(node, dict):
-            return {fix(k): fix(v) for k, v in node.items()}
-        if isinstance(node, (list, tuple)):
-            return [fix(v) for v in node]
-        return node
-
-    return fix(value)
-
-
-def _text(err: BaseException) -> str:
-    """An exception's message, even when its own `__str__` raises."""
-    try:
-        return str(err)
-    except Exception:
-        return type(err).__name__
-
-
-class Stop(Exception):
-    """A step stopped the call."""
-
-    def __init__(self, stage: str, code: str, message: str) -> None:
-        super().__init__(message)
-        self.stage, self.code, self.message = stage, code, message
-
-
-@dataclass(frozen=True)
-class Deadlines:
-    """How long a tool's synchronous code may run (raw_tui.tools.worker)."""
-
-    load_s: float = worker.LOAD_DEADLINE_S
-    validate_s: float = worker.VALIDATE_DEADLINE_S
-    effects_s: float = worker.EFFECTS_DEADLINE_S
-    handler_s: float = worker.HANDLER_DEADLINE_S
-    cancel_grace_s: float = worker.CANCEL_GRACE_S
-
-
-@dataclass
-class DispatchReport:
-    """What happened to one call; `raw-tui call` prints it (docs/command-line.md)."""
-
-    outcome: str  # ran | would_run | stopped
-    stage: str
-    result: ToolResult
-    code: str | None = None
-    message: str | None = None
-    rule: str | None = None  # allow | ask | deny
-    rule_index: int | None = None
-    identity: str | None = None
-    name: str | None = None
-    effects: Any = None
-    approval_requested: bool = False
-    receipts: list[ev.HookEvent] = field(default_factory=list)
-    observed: Any = None  # a sandboxed bash call's observed effects (docs/sandbox.md)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "outcome": self.outcome,
-            "stage": self.stage,
-            "code": self.code,
-            "message": self.message,
-            "rule": self.rule,
-            "rule_index": self.rule_index,
-            "effects": self.effects,
-            "approval_requested": self.approval_requested,
-            "receipts": [_receipt(r) for r in self.receipts],
-            "result": self.result.to_dict() if self.outcome == "ran" else None,
-            **({"observed": self.observed} if self.observed is not None else {}),
-        }
-
-
-def _receipt(event: ev.HookEvent) -> dict[str, Any]:
-    """`{id, event, outcome, duration_ms, message?, code?}` (the event's tag and turn left out)."""
-    data = msgspec.to_builtins(event)
-    return {k: v for k, v in data.items() if k not in ("type", "turn_id")}
-
-
-@dataclass
-class _Call:
-    """The state of one call as it moves through the steps."""
-
-    name: str
-    raw_arguments: Any
-    call_id: str
-    source: str
-    turn_id: str | None
-    cancel: asyncio.Event
-    tool: ToolSpec | None = None
-    arguments: Any = None
-    effects: Any = None
-    report: DispatchReport | None = None
-    published: bool = False  # the tool_call event went out
-    preview: ev.ApprovalPreview | None = None  # the preview the user approved
-    shown: ev.ApprovalPreview | None = None  # the preview its tool_call event carries
-    sandbox: Any = None  # builtin/bash in a sandbox: its SandboxCall (docs/sandbox.md)
-    reason: str | None = None  # why it asks when no rule did (protected_path)
-    dry_run: bool = False  # `raw-tui call --dry-run`: nothing reaches outside, nothing lands
-    checkpoint: Any = None  # the change's checkpoint (raw_tui.checkpoints.store.Checkpoint)
-    summary: str | None = None  # the tool's own one-line summary (tools/summary.py)
-
-
-class Dispatcher:
+class Dispatcher(CallEvents, ToolCode):
     """Puts calls through the gate of one agent. The UI and headless runs share it."""
 
     def __init__(self, agent, *, bus: ev.Bus | None = None, cwd: str,
@@ -241,7 +120,7 @@ class Dispatcher:
         report = call.report
         tool = self.agent.tools.find(call.name)
         # an MCP tool whose server has not started, or has ended
-        if tool is None or not getattr(tool, "available", True):
+        if tool is None or not tool.available:
             raise Stop("exposure", errors.TOOL_NOT_EXPOSED, f"tool unavailable: {call.name}")
         call.tool = tool
         report.identity, report.name = tool.identity, tool.name
@@ -336,10 +215,10 @@ class Dispatcher:
         failure of it leaves the generic line (tools/summary.py): a summary never stops a
         call."""
         tool = call.tool
-        if not getattr(tool, "has_summary", False):
+        if not tool.has_summary:
             return
         ctx = self._context(call, pure=True)
-        if self.panels is not None and hasattr(self.panels, "get"):
+        if self.panels is not None:
             ctx.panels = summary.OwnPanels(self.panels, tool.identity)
         try:
             value = await self._tool_code(call, "summarize", self.deadlines.effects_s,
@@ -399,23 +278,6 @@ class Dispatcher:
             raise Stop("approval", errors.APPROVAL_DENIED, f"approval denied for {tool.name}")
         call.preview = preview
 
-    def _approval_request(self, call: _Call, preview) -> ev.ApprovalRequest:
-        tool, report = call.tool, call.report
-        extra: dict[str, Any] = {}
-        box = call.sandbox
-        if box is not None and box.observed is not None:
-            extra["observed"] = msgspec.convert(box.observed, ev.Observed)
-        if call.reason:
-            extra["reason"] = call.reason
-        status = self._sandbox_status(call)
-        if status:
-            extra["sandbox"] = status
-        return ev.ApprovalRequest(
-            call_id=call.call_id, identity=tool.identity, name=tool.name,
-            arguments=call.arguments, **self._effects_field(call), rule=report.rule_index,
-            **({"preview": preview} if preview is not None else {}), **extra,
-            **self._turn(call))
-
     # 5b -----------------------------------------------------------------------------
     async def observe_effects(self, call: _Call) -> None:
         """After the PreToolUse hooks, before the approval (docs/sandbox.md): a bash call in
@@ -439,38 +301,6 @@ class Dispatcher:
         from .sandbox import step
 
         return step.preview(call.sandbox)
-
-    def _sandbox_status(self, call: _Call) -> str | None:
-        if call.tool is None or call.tool.identity != "builtin/bash":
-            return None
-        from .sandbox.settings import for_agent
-
-        return for_agent(self.agent).status()
-
-    def _publish_file_changes(self, call: _Call) -> None:
-        """`file_changes` after the tool_result of a call that changed the user's files:
-        write_file's writes, a bash layer's commit (docs/sandbox.md)."""
-        report = call.report
-        if call.tool is None or report.outcome != "ran":
-            return
-        if call.sandbox is not None:
-            files = call.sandbox.committed
-        elif call.tool.identity == "builtin/write_file" and not report.result.isError:
-            files = [{"path": path, "operation": "delete" if "delete" in op else "write"}
-                     for path, op in approval_preview.effect_files(call.effects)]
-        else:
-            return
-        if files:
-            self.publish_file_changes(call, files)
-
-    def publish_file_changes(self, call: _Call, files: list[dict]) -> None:
-        checkpoint = call.checkpoint if call.checkpoint is not None else \
-            getattr(call.sandbox, "checkpoint", None)  # a bash layer's, taken at its commit
-        self.bus.publish(ev.FileChanges(
-            call_id=call.call_id,
-            checkpoint=checkpoint.id if checkpoint is not None else None,
-            files=[ev.ChangedFile(path=f["path"], operation=f["operation"]) for f in files],
-            **self._turn(call)))
 
     async def preview_call(self, call: _Call) -> None:
         """With `preview_calls`, the preview of a call whose tool has one, for its tool_call
@@ -549,181 +379,3 @@ class Dispatcher:
             report.code = result.code or errors.TOOL_ERROR
             report.message = result.text()
         self._publish_result(call, result)
-
-    # helpers ----------------------------------------------------------------------------
-    def _apply_panel_blocks(self, call_panels, blocks: list[dict[str, Any]], *,
-                            only: bool) -> list[str]:
-        """Apply result panel blocks; the lines the model reads: rejections, and when the
-        result held only panel blocks, the confirmation line of each updated panel."""
-        if call_panels is None or not blocks:
-            return []
-        lines = call_panels.apply_result_blocks(blocks)
-        if only:
-            lines = call_panels.confirmation_lines() + lines
-        return lines
-
-    def _context(self, call: _Call, *, pure: bool = False) -> ToolContext:
-        """`ctx` for the handler; `pure` (for describe_effects) gives no panels and no
-        interactions: an effects descriptor must not change anything."""
-        tool = call.tool
-        panels = None
-        if self.panels is not None and not pure:
-            panels = self.panels.open_call(owner=tool.identity, declarations=tool.declarations,
-                                           call_id=call.call_id, source=call.source,
-                                           turn_id=call.turn_id,
-                                           implicit=getattr(tool, "implicit_panels", False))
-        interactions = None
-        if self.interactions is not None and not pure:
-            interactions = self.interactions(call_id=call.call_id, turn_id=call.turn_id,
-                                             cancel=call.cancel, owner=tool.identity,
-                                             declarations=tool.declarations)
-        return ToolContext(cwd=self.cwd, tool_call_id=call.call_id, source=call.source,
-                           effects=call.effects, cancelled=call.cancel, panels=panels,
-                           interactions=interactions, identity=tool.identity,
-                           turn_id=call.turn_id, max_output_bytes=self.max_output_bytes,
-                           preview=None if pure else call.preview,
-                           progress=None if pure else self._progress(call),
-                           output=None if pure else self._live_output(call),
-                           sandbox=None if pure else call.sandbox)
-
-    def _progress(self, call: _Call) -> Callable[[float, float | None, str | None], None]:
-        """`ctx.progress(done, total, message)`: a `tool_progress` event (MCP progress)."""
-
-        def report(done: float, total: float | None = None, message: str | None = None) -> None:
-            extra: dict[str, Any] = {}
-            if total is not None:
-                extra["total"] = total
-            if message:
-                extra["message"] = message
-            self.bus.publish(ev.ToolProgress(call_id=call.call_id, progress=done, **extra,
-                                             **self._turn(call)))
-
-        return report
-
-    def _live_output(self, call: _Call) -> LiveOutput:
-        """`ctx.output(text)`: the running call's output as it arrives, as throttled
-        `tool_output` events (raw_tui.tools.live_output)."""
-
-        def publish(text: str, cut: int) -> None:
-            self.bus.publish(ev.ToolOutput(call_id=call.call_id, text=text, cut=cut,
-                                           **self._turn(call)))
-
-        return LiveOutput(publish, self.bus.redactor.stream())
-
-    def _call_info(self, call: _Call) -> CallInfo:
-        return CallInfo(identity=call.tool.identity, name=call.tool.name, call_id=call.call_id,
-                        arguments=call.arguments, effects=call.effects,
-                        has_effects=call.tool.has_effects, source=call.source,
-                        turn_id=call.turn_id)
-
-    async def _module(self, call: _Call) -> Any:
-        """The tool's entry module, imported at first use in a worker thread under
-        `deadlines.load_s` (its top-level code may block or spin: the loop goes on, a cancel
-        or a signal ends the wait). Past the deadline, the stage's Stop (see `_stage_error`).
-        An MCP tool, or one already imported, costs nothing."""
-        tool = call.tool
-        if getattr(tool, "loaded", True):
-            return getattr(tool, "_module", None)
-        try:
-            return await self._tool_code(call, "the import of its module", self.deadlines.load_s,
-                                         tool.module)
-        except worker.Overdue as late:
-            raise self._stage_error(call, f"its module did not load within {late.seconds:g} s") \
-                from None
-
-    def _stage_error(self, call: _Call, why: str) -> Stop:
-        """The Stop of the current stage for `why`, as its own failures read."""
-        stage, name = call.report.stage, call.tool.name
-        if stage == "validation":
-            return Stop(stage, errors.INVALID_ARGUMENTS, f"invalid arguments: {why}")
-        if stage == "effects":
-            return Stop(stage, errors.EFFECTS_ERROR, f"cannot describe {name}: {why}")
-        return Stop(stage, errors.TOOL_ERROR, f"{name} failed: {why}")
-
-    async def _tool_code(self, call: _Call, what: str, deadline_s: float, fn, *args: Any,
-                         grace_s: float = 0.0) -> Any:
-        """Run the tool's synchronous `fn` in a worker thread (raw_tui.tools.worker): its
-        value, `worker.Overdue` after `deadline_s`, or a `cancelled` Stop. Code left running
-        is said in a warning notice."""
-        try:
-            return await worker.run_in_worker(fn, *args, deadline_s=deadline_s,
-                                              cancel=call.cancel, grace_s=grace_s)
-        except worker.Overdue as late:
-            self._left_running(call, what, str(late))
-            raise
-        except Cancelled:
-            self._left_running(call, what, "was cancelled")
-            raise Stop(call.report.stage, errors.CANCELLED, "cancelled") from None
-
-    def _left_running(self, call: _Call, what: str, why: str) -> None:
-        self.bus.publish(ev.Notice(
-            level="warning", message=f"{call.tool.name}: {what} {why} and is left running in "
-            f"its thread ({worker.stuck()} left running)", **self._turn(call)))
-
-    def _check_cancel(self, call: _Call) -> None:
-        if call.cancel.is_set():
-            raise Stop(call.report.stage, errors.CANCELLED, "cancelled")
-
-    async def _until_cancelled(self, call: _Call, awaitable) -> Any:
-        """Await `awaitable` unless the call is cancelled first (then it is cancelled too)."""
-        try:
-            return await unless_cancelled(awaitable, call.cancel)
-        except Cancelled:
-            raise Stop(call.report.stage, errors.CANCELLED, "cancelled") from None
-
-    def _turn(self, call: _Call) -> dict[str, Any]:
-        return {"turn_id": call.turn_id} if call.turn_id else {}
-
-    def _effects_field(self, call: _Call) -> dict[str, Any]:
-        return {"effects": call.effects} if call.tool is not None and call.tool.has_effects \
-            and call.effects is not None else {}
-
-    def _publish_call(self, call: _Call) -> None:
-        if call.published:
-            return
-        call.published = True
-        tool = call.tool
-        identity = tool.identity if tool else call.name
-        name = tool.name if tool else call.name
-        arguments = call.arguments
-        if arguments is None:  # not validated: what the model sent, made encodable
-            arguments = _replace_lone_surrogates(call.raw_arguments)
-        line = call.summary or summary.generic(tool, name, arguments)
-        self.bus.publish(ev.ToolCall(call_id=call.call_id, identity=identity, name=name,
-                                     arguments=arguments, summary=line,
-                                     **self._effects_field(call),
-                                     **({"preview": call.shown} if call.shown else {}),
-                                     **self._verdict(call), **self._turn(call)))
-
-    def _verdict(self, call: _Call) -> dict[str, Any]:
-        """The tool_call event's `policy` (allow or ask) and `rule` (the index of the rule
-        that decided), once the policy step ran: a client says `asking` before the approval
-        request (hooks and the preview come between), never `allowed`."""
-        report = call.report
-        if report is None or report.stage != "policy" or report.rule not in ("allow", "ask"):
-            return {}
-        out: dict[str, Any] = {"policy": report.rule}
-        if report.rule_index is not None:
-            out["rule"] = report.rule_index
-        return out
-
-    def _publish_result(self, call: _Call, result: ToolResult) -> None:
-        extra: dict[str, Any] = {}
-        if result.code:
-            extra["code"] = result.code
-        if result.truncated:
-            extra["truncated"] = True
-        self.bus.publish(ev.ToolResultEvent(call_id=call.call_id, isError=result.isError,
-                                            content=result.content, **extra, **self._turn(call)))
-
-    def _stopped(self, call: _Call, stop: Stop) -> None:
-        report = call.report
-        report.outcome = "stopped"
-        report.stage = stop.stage
-        report.code = stop.code
-        # capped like every result: a stop's message may echo what the model sent (a tool
-        # name of any length)
-        report.result = cap_output(error_result(stop.code, stop.message), self.max_output_bytes)
-        report.message = report.result.text()  # as the model reads it
-        self._publish_call(call)
-        self._publish_result(call, report.result)

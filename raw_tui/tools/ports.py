@@ -1,5 +1,8 @@
-"""What dispatch needs from hooks and panels: small protocols, so the engine parts stay apart.
+"""What dispatch needs from tools, hooks and panels: small protocols, so the engine parts
+stay apart.
 
+`Tool` is implemented by `tools.registry.ToolSpec` (a tool folder's tool: builtin/, local/,
+agent/, pkg/, and an ACP client's tool) and `mcp.tool.McpTool` (an MCP server's);
 raw_tui.hooks implements `ToolHooks`; raw_tui.panels implements `ToolPanels` (`PanelHost`).
 """
 
@@ -7,9 +10,76 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..bus import HookEvent
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """One tool as dispatch, the policy, hooks, panels and the session see it."""
+
+    identity: str  # builtin/NAME, local/NAME, agent/NAME, pkg/ALIAS/tools/NAME, mcp/..., acp:NAME
+    declarations: list[Any]  # its panel declarations (panels/declaration.py)
+    validator: Any  # its input schema, compiled (contract/schema.py)
+    effects_validator: Any  # its effects schema, compiled; None when it declares no effects
+    has_effects: bool  # it defines describe_effects and an effects schema
+    has_validate_args: bool  # its entry module defines validate_args(args)
+    has_preview: bool  # ... preview(args, ctx), run before it is approved
+    has_summary: bool  # ... summarize(args, ctx) (tools/summary.py)
+    is_mcp: bool  # an MCP server's: exposed once its server listed it (mcp/manager.py)
+    warnings: list[str]  # said once when the config loads
+
+    @property
+    def name(self) -> str:
+        """The model-facing name."""
+        ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def input_schema(self) -> Any: ...
+
+    @property
+    def effects_schema(self) -> Any: ...
+
+    @property
+    def condition_sources(self) -> Any:
+        """What a rule's `when` may test: `arguments`, and `effects` for a tool with them."""
+        ...
+
+    @property
+    def available(self) -> bool:
+        """It can run now (an MCP tool: its server started and has not ended)."""
+        ...
+
+    @property
+    def loaded(self) -> bool:
+        """`module()` runs no tool code any more (imported, or there is no module)."""
+        ...
+
+    @property
+    def implicit_panels(self) -> bool:
+        """It may write any panel id it owns (an MCP tool that declares none)."""
+        ...
+
+    @property
+    def label(self) -> str | None:
+        """How a call names it when not by its name (None: by its name)."""
+        ...
+
+    def definition(self) -> dict[str, Any]:
+        """What the model sees: name, description, input schema. Never panel state."""
+        ...
+
+    def module(self) -> Any:
+        """Its entry module, imported at first use (None: it has none)."""
+        ...
+
+    def handler(self) -> Any:
+        """`handler(args, ctx)`: what runs the call."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -77,4 +147,8 @@ class ToolCallPanels(Protocol):
 
 class ToolPanels(Protocol):
     def open_call(self, *, owner: str, declarations: list[Any], call_id: str, source: str,
-                  turn_id: str | None) -> ToolCallPanels: ...
+                  turn_id: str | None, implicit: bool = False) -> ToolCallPanels: ...
+
+    def get(self, panel: str) -> tuple[int, Any]:
+        """(revision, document) of a panel by its full id (a summarize reads its own)."""
+        ...

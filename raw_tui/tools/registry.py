@@ -1,4 +1,8 @@
-"""Tool identities → tool folders → loaded tools (`ToolSpec`), and an agent's exposed set."""
+"""Tool identities → tool folders → loaded tools (`ToolSpec`), and an agent's exposed set.
+
+A `ToolSpec` is a tool folder's tool (builtin/, local/, agent/, pkg/) or an ACP client's;
+`mcp.tool.McpTool` is an MCP server's. Both implement `tools.ports.Tool`.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 import platformdirs
 import re2
@@ -17,6 +21,7 @@ import re2
 from ..contract.schema import build_validator
 from ..contract.tool_manifest import ID_PATTERN, ToolManifest, load_manifest
 from ..errors import ConfigError
+from .ports import Tool
 
 BUILTIN_DIR = Path(__file__).parent / "builtin"
 
@@ -50,6 +55,12 @@ class ToolSpec:
     _module: ModuleType | None = None
     _loading: threading.Lock = field(default_factory=threading.Lock, repr=False,
                                      compare=False)
+    # the rest of the Tool protocol (tools/ports.py): a folder tool is always available,
+    # is no MCP tool, writes only the panels it declares, is named by its name
+    is_mcp: ClassVar[bool] = False
+    available: ClassVar[bool] = True
+    implicit_panels: ClassVar[bool] = False
+    label: ClassVar[str | None] = None
 
     @property
     def name(self) -> str:
@@ -193,11 +204,11 @@ class ToolCache:
 class ExposedTools:
     """An agent's `tools.use`, in order: by identity and by model-facing name."""
 
-    tools: list[ToolSpec]
+    tools: list[Tool]
 
     def __post_init__(self) -> None:
         self.by_identity = {t.identity: t for t in self.tools}
         self.by_name = {t.name: t for t in self.tools}
 
-    def find(self, name_or_identity: str) -> ToolSpec | None:
+    def find(self, name_or_identity: str) -> Tool | None:
         return self.by_identity.get(name_or_identity) or self.by_name.get(name_or_identity)

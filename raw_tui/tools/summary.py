@@ -12,9 +12,12 @@ controls escaped. The raw arguments stay in the event for a client to show on re
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..termsafe import escape_controls
+
+if TYPE_CHECKING:
+    from .ports import Tool
 
 MAX_SUMMARY = 120
 MAX_GENERIC_VALUES = 2
@@ -28,15 +31,14 @@ def one_line(text: str, limit: int = MAX_SUMMARY) -> str:
     return flat if len(flat) <= limit else flat[:limit - 1] + "…"
 
 
-def label(tool: Any, name: str) -> str:
+def label(tool: Tool | None, name: str) -> str:
     """How a call names its tool: an MCP tool by its server's own name and the server (the
     model's alias is a hash), any other by its name."""
-    if getattr(tool, "is_mcp", False):
-        return f"{tool.tool_name} · {tool.server}"
-    return name
+    own = tool.label if tool is not None else None
+    return own or name
 
 
-def generic(tool: Any, name: str, arguments: Any) -> str:
+def generic(tool: Tool | None, name: str, arguments: Any) -> str:
     """`NAME VALUE VALUE`: the first string values of the arguments, depth first (at most
     MAX_VISITED values looked at: arguments may be nested thousands deep)."""
     values: list[str] = []

@@ -5,7 +5,6 @@ note the model gets with the next user message."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 
 import pytest
 
@@ -16,7 +15,7 @@ from raw_tui.commands import PanelAction
 from raw_tui.config import load_config
 from raw_tui.interactions import Interactions
 from raw_tui.panels import PanelHost
-from raw_tui.panels.actions import run_panel_action
+from raw_tui.panels.actions import ActionPorts, run_panel_action
 from raw_tui.tools.dispatch import Dispatcher
 
 from panel_helpers import declare
@@ -38,16 +37,6 @@ def handler(args, ctx):
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 
 
-@dataclass
-class Session:
-    """What run_panel_action needs of a session."""
-
-    panels: PanelHost
-    interactions: Interactions
-    dispatcher: Dispatcher
-    notes: list = field(default_factory=list)
-
-
 def session_for(tmp_path, rules, approver):
     cfg = tmp_path / "cfg"
     write_tool(cfg, "board", CODE, schema=SCHEMA, panels=PANELS)
@@ -59,7 +48,8 @@ def session_for(tmp_path, rules, approver):
     bus.subscribe(events.append)
     host = PanelHost(bus)
     dispatcher = Dispatcher(agent, bus=bus, cwd=str(tmp_path), approver=approver, panels=host)
-    return Session(host, Interactions(bus, attached=True, panels=host), dispatcher), events
+    return ActionPorts(host, Interactions(bus, attached=True, panels=host),
+                       dispatcher.dispatch), events
 
 
 async def show_board(session, owner="agent/board"):
