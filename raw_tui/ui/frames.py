@@ -105,37 +105,237 @@ def put(grid: list[Row], x: int, y: int, cells: Row) -> None:
         row[x:end] = cells[: end - x]
 
 
+# SGR attribute codes as Rich writes them (Textual's SGR_STYLES), each with the code that
+# turns it off and what else that code turns off
+OFF_CODE = {"1": "22", "2": "22", "3": "23", "4": "24", "21": "24", "5": "25", "6": "25",
+            "7": "27", "8": "28", "9": "29", "51": "54", "52": "54", "53": "55"}
+TURNS_OFF = {"22": ("1", "2"), "23": ("3",), "24": ("4", "21"), "25": ("5", "6"), "27": ("7",),
+             "28": ("8",), "29": ("9",), "54": ("51", "52"), "55": ("53",)}
+DEFAULT_COLOR = ("39", "49", "59")  # foreground, background, underline
+UNSEEN_ON_BLANK = frozenset(("1", "2", "3"))  # bold, dim, italic: a blank looks the same
+ECH_MIN = 8  # blanks erased with ECH (`CSI n X`) rather than written as spaces
+
+
+class Pen:
+    """SGR parameters taken apart: attribute codes and colors (foreground, background,
+    underline), so that a change of style writes only what changed."""
+
+    __slots__ = ("attrs", "colors", "seen_on_blank")
+
+    def __init__(self, attrs: tuple[str, ...], colors: tuple[str, str, str]) -> None:
+        self.attrs = attrs
+        self.colors = colors
+        # what shows on a blank cell beyond its background (reverse shows the foreground)
+        self.seen_on_blank = any(code not in UNSEEN_ON_BLANK for code in attrs)
+
+
+_pens: dict[str, Pen | None] = {}
+
+
+def pen(sgr: str) -> Pen | None:
+    """The `Pen` of SGR parameters; None: parameters this does not take apart (a change to
+    them is written whole, after a reset)."""
+    got = _pens.get(sgr, False)
+    if got is not False:
+        return got  # type: ignore[return-value]
+    attrs: list[str] = []
+    colors = ["", "", ""]
+    codes = sgr.split(";") if sgr else []
+    parsed: Pen | None = None
+    i = 0
+    try:
+        while i < len(codes):
+            code = codes[i]
+            if code in OFF_CODE:
+                attrs.append(code)
+                i += 1
+                continue
+            number = int(code)
+            slot = 0 if 30 <= number <= 39 or 90 <= number <= 97 else \
+                1 if 40 <= number <= 49 or 100 <= number <= 107 else \
+                2 if number in (58, 59) else -1
+            if slot < 0:
+                raise ValueError(code)
+            if number in (38, 48, 58):
+                size = {"5": 3, "2": 5}[codes[i + 1]]
+                colors[slot] = ";".join(codes[i:i + size])
+                i += size
+            else:
+                colors[slot] = "" if number in (39, 49, 59) else code
+                i += 1
+        parsed = Pen(tuple(attrs), (colors[0], colors[1], colors[2]))
+    except (ValueError, KeyError, IndexError):
+        parsed = None
+    if len(_pens) > 4096:
+        _pens.clear()
+    _pens[sgr] = parsed
+    return parsed
+
+
+def sgr_change(old: str | None, new: str) -> str:
+    """The SGR parameters that turn the pen `old` (None: not known) into `new`: only what
+    differs, or a reset and all of `new` where that is shorter."""
+    whole = f"0;{new}" if new else "0"
+    was, will = (pen(old) if old is not None else None), pen(new)
+    if was is None or will is None:
+        return whole
+    codes: list[str] = []
+    off: set[str] = set()
+    for code in was.attrs:
+        if code not in will.attrs and OFF_CODE[code] not in codes:
+            codes.append(OFF_CODE[code])
+            off.update(TURNS_OFF[OFF_CODE[code]])
+    codes += [code for code in will.attrs if code not in was.attrs or code in off]
+    for default, a, b in zip(DEFAULT_COLOR, was.colors, will.colors):
+        if a != b:
+            codes.append(b or default)
+    delta = ";".join(codes)
+    return delta if len(delta) < len(whole) else whole
+
+
+_blank_bg: dict[str, str | None] = {}
+
+
+def blank_background(cell: Cell) -> str | None:
+    """For a blank cell that shows nothing but its background (a space, no link, no
+    underline, reverse...), the SGR of that background ("": the default one); else None."""
+    if cell[0] != " " or cell[2]:
+        return None
+    sgr = cell[1]
+    got = _blank_bg.get(sgr, False)
+    if got is False:
+        parsed = pen(sgr)
+        got = None if parsed is None or parsed.seen_on_blank else parsed.colors[1]
+        if len(_blank_bg) > 4096:
+            _blank_bg.clear()
+        _blank_bg[sgr] = got
+    return got  # type: ignore[return-value]
+
+
+def settle_blanks(row: Row) -> None:
+    """Each blank cell that shows only its background written as just that background, in
+    place: the line looks the same, and two blanks that look the same are the same cell
+    (a change of foreground under a space is not a change to write)."""
+    for x, cell in enumerate(row):
+        if cell[0] == " " and cell[1]:
+            background = blank_background(cell)
+            if background is not None and background != cell[1]:
+                row[x] = (" ", background, "")
+
+
+def decimal(n: int) -> str:
+    return "" if n == 1 else str(n)
+
+
 class FrameText:
     """The bytes of one frame, with the terminal's pen (style, link, cursor) tracked."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 0) -> None:
         self.parts: list[str] = []
+        self.width = width  # columns: the cursor is not known after the last one is written
         self.sgr: str | None = None  # None: not known
         self.link: str | None = None
         self.x = self.y = -1  # the cursor; -1: not known
 
     def move(self, x: int, y: int) -> None:
-        if (x, y) != (self.x, self.y):
-            self.parts.append(f"\x1b[{y + 1};{x + 1}H")
-            self.x, self.y = x, y
+        """Move the cursor with the shortest sequence that gets there from where it is."""
+        if (x, y) == (self.x, self.y):
+            return
+        best = f"\x1b[{y + 1};{x + 1}H" if x else f"\x1b[{y + 1}H"
+        if y == self.y:
+            if x == 0:
+                best = "\r"
+            elif self.x >= 0 and x > self.x:
+                best = min(best, f"\x1b[{decimal(x - self.x)}C", key=len)
+            elif self.x >= 0:
+                best = min(best, f"\x1b[{decimal(self.x - x)}D", key=len)
+            best = min(best, f"\x1b[{x + 1}G" if x else "\r", key=len)
+        elif self.y >= 0 and y > self.y:  # down: never past the last line, so never a scroll
+            if x == self.x:
+                best = min(best, f"\x1b[{decimal(y - self.y)}B", key=len)
+            if y == self.y + 1:
+                best = min(best, "\r\n" + (f"\x1b[{decimal(x)}C" if x else ""), key=len)
+        self.parts.append(best)
+        self.x, self.y = x, y
+
+    def style(self, sgr: str, link: str) -> None:
+        parts = self.parts
+        if link != self.link:
+            if self.link:
+                parts.append("\x1b]8;;\x1b\\")
+            if link:
+                link_id, _, url = link.partition(";")
+                parts.append(f"\x1b]8;id={link_id};{url}\x1b\\")
+            self.link = link
+        if sgr != self.sgr:
+            change = sgr_change(self.sgr, sgr)
+            if change:
+                parts.append(f"\x1b[{change}m")
+            self.sgr = sgr
+
+    def blank_style(self, background: str) -> None:
+        """A pen that draws blanks on `background`: the one there is when it does (its
+        foreground, bold and italic do not show on a blank), else the nearest one."""
+        now = pen(self.sgr) if self.sgr is not None else None
+        if now is None:
+            self.style(background, "")
+            return
+        if self.link:
+            self.style(self.sgr, "")  # type: ignore[arg-type]
+        if now.colors[1] == background and not now.seen_on_blank:
+            return
+        attrs = [code for code in now.attrs if code in UNSEEN_ON_BLANK]
+        near = ";".join(part for part in (*attrs, now.colors[0], background, now.colors[2])
+                        if part)
+        best = near if len(sgr_change(self.sgr, near)) < len(sgr_change(self.sgr, background)) \
+            else background
+        self.style(best, "")
 
     def cells(self, cells: Row) -> None:
         parts = self.parts
-        for text, sgr, link in cells:
+        for cell in cells:
+            text, sgr, link = cell
             if text == WIDE_TAIL:
                 continue
-            if link != self.link:
-                if self.link:
-                    parts.append("\x1b]8;;\x1b\\")
-                if link:
-                    link_id, _, url = link.partition(";")
-                    parts.append(f"\x1b]8;id={link_id};{url}\x1b\\")
-                self.link = link
-            if sgr != self.sgr:
-                parts.append(f"\x1b[0;{sgr}m" if sgr else "\x1b[0m")
-                self.sgr = sgr
+            if link != self.link or sgr != self.sgr:
+                background = blank_background(cell) if text == " " else None
+                if background is not None:
+                    self.blank_style(background)
+                else:
+                    self.style(sgr, link)
             parts.append(text)
             self.x += get_character_cell_size(text[0]) if not text.isascii() else 1
+        if self.width and self.x >= self.width:
+            self.x = -1  # at the last column: where the next character goes is not certain
+
+    def run(self, row: Row, start: int, end: int, y: int) -> None:
+        """Cells `[start, end)` of line `y`: stretches of one blank that shows only its
+        background erased (ECH fills them with the pen, which stays where it is), the rest
+        written."""
+        x = start
+        while x < end:
+            text_end = x
+            erase_at = erase_end = end
+            while text_end < end:  # written up to the next stretch worth erasing
+                cell = row[text_end]
+                if cell[0] == " " and cell[2] == "":
+                    same = text_end + 1
+                    while same < end and row[same] == cell:
+                        same += 1
+                    if same - text_end >= ECH_MIN and blank_background(cell) is not None:
+                        erase_at, erase_end = text_end, same
+                        break
+                    text_end = same
+                else:
+                    text_end += 1
+            if text_end > x:
+                self.move(x, y)
+                self.cells(row[x:text_end])
+            if erase_at < end:
+                self.move(erase_at, y)
+                self.blank_style(blank_background(row[erase_at]))  # type: ignore[arg-type]
+                self.parts.append(f"\x1b[{decimal(erase_end - erase_at)}X")
+            x = erase_end if erase_at < end else end
 
     def reset_pen(self) -> None:
         if self.link:
@@ -254,15 +454,20 @@ def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | 
     With a `budget` (characters) a frame stops once it has spent it: the cursor's line
     first (what the user types shows first), then from the bottom up (where a chat's newest
     lines are); the lines left out stay as they were, to come in the next frame."""
-    out = FrameText()
+    out = FrameText(len(target[0]) if target else 0)
     if shown is None or len(shown) != len(target) or (shown and len(shown[0]) != len(target[0])):
         for y, row in enumerate(target):
+            settle_blanks(row)
             out.move(0, y)
             out.cells(row)
         shown = [row[:] for row in target]
         complete = True
     else:
         shown = [row[:] for row in shown]
+        for y, row in enumerate(target):
+            if row != shown[y]:  # (what a frame left is settled already)
+                settle_blanks(row)
+                settle_blanks(shown[y])
         k = scroll_distance(shown, target)
         band = scroll_band(shown, target, k) if k else None
         if band is not None:
@@ -282,8 +487,7 @@ def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | 
                     break
             row = target[y]
             for start, end in changed_runs(shown[y], row):
-                out.move(start, y)
-                out.cells(row[start:end])
+                out.run(row, start, end, y)
             shown[y] = row[:]
     if out.parts:
         out.reset_pen()

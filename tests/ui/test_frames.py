@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from raw_tui.ui.frames import BLANK, WIDE_TAIL, blank_grid, frame
+from tests.e2e.slow_link_kit import cells
 
 STYLES = ["", "1", "38;2;200;10;10", "48;2;16;16;16", "1;3;48;2;0;0;255", "7"]
 LINKS = ["", "", "", "7;https://example.test/a"]
@@ -27,8 +28,7 @@ def emulate(*texts: str, size=(20, 8)) -> list[list[tuple]]:
     stream = pyte.Stream(screen)
     for text in texts:
         stream.feed(text)
-    return [[tuple(screen.buffer[y][x]) for x in range(screen.columns)]
-            for y in range(screen.lines)]
+    return cells(screen)
 
 
 def random_row(rng: random.Random, width: int) -> list:
