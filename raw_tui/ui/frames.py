@@ -16,6 +16,7 @@ Textual's updates in and writes the frames out.
 from __future__ import annotations
 
 import re
+from operator import ne
 from typing import Iterable
 
 from rich.cells import get_character_cell_size
@@ -62,7 +63,8 @@ class StyleCodes:
 
 
 def strip_cells(strips: Iterable[Strip], codes: StyleCodes) -> Row:
-    """The cells of a line given as strips side by side."""
+    """The cells of a line given as strips side by side; a blank that shows only its
+    background holds only that (`settled_blank`)."""
     cells: Row = []
     append, extend = cells.append, cells.extend
     for strip in strips:
@@ -70,15 +72,19 @@ def strip_cells(strips: Iterable[Strip], codes: StyleCodes) -> Row:
             if control or not text:
                 continue
             sgr, link = codes(style)
+            blank = settled_blank(sgr, link)
             if text.isascii() and text.isprintable():
-                extend([(char, sgr, link) for char in text])
+                if blank[1] != sgr and " " in text:
+                    extend([blank if char == " " else (char, sgr, link) for char in text])
+                else:
+                    extend([(char, sgr, link) for char in text])
                 continue
             if UNSAFE.search(text):  # zero cells wide as laid out: dropped, nothing moves
                 text = UNSAFE.sub("", text)
             for char in text:
                 width = get_character_cell_size(char)
                 if width == 1:
-                    append((char, sgr, link))
+                    append(blank if char == " " else (char, sgr, link))
                 elif width == 2:
                     append((char, sgr, link))
                     append((WIDE_TAIL, sgr, link))
@@ -87,6 +93,8 @@ def strip_cells(strips: Iterable[Strip], codes: StyleCodes) -> Row:
                     if cells[last][0] == WIDE_TAIL and last:
                         last -= 1
                     joined = cells[last]
+                    if joined[0] == " ":  # not a blank any more: it takes the mark's style
+                        joined = (" ", sgr, link)
                     cells[last] = (joined[0] + char, joined[1], joined[2])
     return cells
 
@@ -212,15 +220,23 @@ def blank_background(cell: Cell) -> str | None:
     return got  # type: ignore[return-value]
 
 
-def settle_blanks(row: Row) -> None:
-    """Each blank cell that shows only its background written as just that background, in
-    place: the line looks the same, and two blanks that look the same are the same cell
-    (a change of foreground under a space is not a change to write)."""
-    for x, cell in enumerate(row):
-        if cell[0] == " " and cell[1]:
-            background = blank_background(cell)
-            if background is not None and background != cell[1]:
-                row[x] = (" ", background, "")
+_settled: dict[tuple[str, str], Cell] = {}
+
+
+def settled_blank(sgr: str, link: str) -> Cell:
+    """A blank cell of this style: just its background where nothing else of the style
+    shows on a blank (its foreground, bold, italic). It looks the same, and two blanks
+    that look the same are then the same cell: a change of foreground under a space is
+    not a change to write."""
+    got = _settled.get((sgr, link))
+    if got is None:
+        cell = (" ", sgr, link)
+        background = blank_background(cell)
+        got = cell if background is None else (" ", background, "")
+        if len(_settled) > 4096:
+            _settled.clear()
+        _settled[(sgr, link)] = got
+    return got
 
 
 def decimal(n: int) -> str:
@@ -237,26 +253,45 @@ class FrameText:
         self.link: str | None = None
         self.x = self.y = -1  # the cursor; -1: not known
 
+    def fork(self) -> "FrameText":
+        """A copy to go on writing from here a different way."""
+        other = FrameText(self.width)
+        other.parts = self.parts[:]
+        other.sgr, other.link, other.x, other.y = self.sgr, self.link, self.x, self.y
+        return other
+
+    def size(self) -> int:
+        return sum(len(part) for part in self.parts)
+
     def move(self, x: int, y: int) -> None:
         """Move the cursor with the shortest sequence that gets there from where it is."""
+        if (x, y) != (self.x, self.y):
+            self.parts.append(self.move_text(x, y))
+            self.x, self.y = x, y
+
+    def move_text(self, x: int, y: int) -> str:
+        """The shortest sequence from the cursor to `(x, y)`: CUP, or from where the cursor
+        is (a line up or down, CR, a column right or left); never past the last line (a
+        line feed there would scroll)."""
         if (x, y) == (self.x, self.y):
-            return
+            return ""
         best = f"\x1b[{y + 1};{x + 1}H" if x else f"\x1b[{y + 1}H"
-        if y == self.y:
-            if x == 0:
-                best = "\r"
-            elif self.x >= 0 and x > self.x:
-                best = min(best, f"\x1b[{decimal(x - self.x)}C", key=len)
-            elif self.x >= 0:
-                best = min(best, f"\x1b[{decimal(self.x - x)}D", key=len)
-            best = min(best, f"\x1b[{x + 1}G" if x else "\r", key=len)
-        elif self.y >= 0 and y > self.y:  # down: never past the last line, so never a scroll
-            if x == self.x:
-                best = min(best, f"\x1b[{decimal(y - self.y)}B", key=len)
-            if y == self.y + 1:
-                best = min(best, "\r\n" + (f"\x1b[{decimal(x)}C" if x else ""), key=len)
-        self.parts.append(best)
-        self.x, self.y = x, y
+        if self.y < 0:
+            return best
+        dy = y - self.y
+        vertical = "" if not dy else f"\x1b[{decimal(-dy)}A" if dy < 0 else \
+            f"\x1b[{decimal(dy)}B"
+        across = "\r" if not x else f"\x1b[{x + 1}G"
+        if self.x >= 0 and x != self.x:
+            dx = x - self.x
+            across = min(across, f"\x1b[{decimal(dx)}C" if dx > 0 else f"\x1b[{decimal(-dx)}D",
+                         key=len)
+        elif x == self.x:
+            across = ""
+        best = min(best, vertical + across, key=len)
+        if dy == 1:
+            best = min(best, "\r\n" + (f"\x1b[{decimal(x)}C" if x else ""), key=len)
+        return best
 
     def style(self, sgr: str, link: str) -> None:
         parts = self.parts
@@ -276,20 +311,34 @@ class FrameText:
     def blank_style(self, background: str) -> None:
         """A pen that draws blanks on `background`: the one there is when it does (its
         foreground, bold and italic do not show on a blank), else the nearest one."""
+        if self.link:
+            self.style(self.sgr or "", "")
+        sgr = self.blank_sgr(background)
+        if sgr is not None:
+            self.style(sgr, "")
+
+    def blank_sgr(self, background: str) -> str | None:
+        """The pen `blank_style` takes (None: the one there is)."""
         now = pen(self.sgr) if self.sgr is not None else None
         if now is None:
-            self.style(background, "")
-            return
-        if self.link:
-            self.style(self.sgr, "")  # type: ignore[arg-type]
+            return background
         if now.colors[1] == background and not now.seen_on_blank:
-            return
+            return None
         attrs = [code for code in now.attrs if code in UNSEEN_ON_BLANK]
         near = ";".join(part for part in (*attrs, now.colors[0], background, now.colors[2])
                         if part)
-        best = near if len(sgr_change(self.sgr, near)) < len(sgr_change(self.sgr, background)) \
+        return near if len(sgr_change(self.sgr, near)) < len(sgr_change(self.sgr, background)) \
             else background
-        self.style(best, "")
+
+    def pen_cost(self, cell: Cell) -> int:
+        """About how many characters taking up the pen of `cell` costs."""
+        background = blank_background(cell)
+        if background is not None:
+            sgr = self.blank_sgr(background)
+            cost = 0 if sgr is None else len(sgr_change(self.sgr, sgr)) + 3
+            return cost + (6 if self.link else 0)
+        cost = 0 if cell[1] == self.sgr else len(sgr_change(self.sgr, cell[1])) + 3
+        return cost + (0 if cell[2] == self.link else 6 + len(cell[2]))
 
     def cells(self, cells: Row) -> None:
         parts = self.parts
@@ -308,34 +357,14 @@ class FrameText:
         if self.width and self.x >= self.width:
             self.x = -1  # at the last column: where the next character goes is not certain
 
-    def run(self, row: Row, start: int, end: int, y: int) -> None:
-        """Cells `[start, end)` of line `y`: stretches of one blank that shows only its
-        background erased (ECH fills them with the pen, which stays where it is), the rest
-        written."""
-        x = start
-        while x < end:
-            text_end = x
-            erase_at = erase_end = end
-            while text_end < end:  # written up to the next stretch worth erasing
-                cell = row[text_end]
-                if cell[0] == " " and cell[2] == "":
-                    same = text_end + 1
-                    while same < end and row[same] == cell:
-                        same += 1
-                    if same - text_end >= ECH_MIN and blank_background(cell) is not None:
-                        erase_at, erase_end = text_end, same
-                        break
-                    text_end = same
-                else:
-                    text_end += 1
-            if text_end > x:
-                self.move(x, y)
-                self.cells(row[x:text_end])
-            if erase_at < end:
-                self.move(erase_at, y)
-                self.blank_style(blank_background(row[erase_at]))  # type: ignore[arg-type]
-                self.parts.append(f"\x1b[{decimal(erase_end - erase_at)}X")
-            x = erase_end if erase_at < end else end
+    def piece(self, row: Row, piece: "Piece") -> None:
+        y, start, end, erase = piece
+        self.move(start, y)
+        if erase:  # ECH fills the cells with the pen; the cursor stays where it is
+            self.blank_style(blank_background(row[start]))  # type: ignore[arg-type]
+            self.parts.append(f"\x1b[{decimal(end - start)}X")
+        else:
+            self.cells(row[start:end])
 
     def reset_pen(self) -> None:
         if self.link:
@@ -380,7 +409,7 @@ def changed_runs(old: Row, new: Row) -> list[tuple[int, int]]:
 
 
 def differing(a: Row, b: Row) -> int:
-    return sum(1 for p, q in zip(a, b) if p != q)
+    return sum(map(ne, a, b))
 
 
 def scroll_distance(shown: list[Row], target: list[Row]) -> int:
@@ -446,6 +475,90 @@ def scroll(out: FrameText, shown: list[Row], top: int, bottom: int, k: int) -> N
     shown[top:bottom + 1] = shown[top + k:bottom + 1] + [[BLANK] * width for _ in range(k)]
 
 
+Piece = tuple[int, int, int, bool]  # (line, start, end, erased rather than written)
+
+
+def pieces_of(row: Row, start: int, end: int, y: int) -> list[Piece]:
+    """Cells `[start, end)` of line `y` in pieces: stretches of one blank that shows only its
+    background (to erase), and written stretches cut where the pen changes."""
+    pieces: list[Piece] = []
+    x = start
+    piece_at = start
+    pen_of: tuple[str, str] | None = None  # the pen the written piece holds
+    while x < end:
+        cell = row[x]
+        background = blank_background(cell) if cell[0] == " " else None
+        if background is not None:
+            same = x + 1
+            while same < end and row[same] == cell:
+                same += 1
+            if same - x >= ECH_MIN:
+                if x > piece_at:
+                    pieces.append((y, piece_at, x, False))
+                pieces.append((y, x, same, True))
+                x = piece_at = same
+                pen_of = None
+                continue
+            held = pen(pen_of[0]) if pen_of is not None and not pen_of[1] else None
+            if held is None or held.colors[1] != background or held.seen_on_blank:
+                if x > piece_at:
+                    pieces.append((y, piece_at, x, False))
+                piece_at = x
+                pen_of = ("", background)
+            x = same
+            continue
+        if cell[0] != WIDE_TAIL and (cell[1], cell[2]) != pen_of:
+            if x > piece_at:
+                pieces.append((y, piece_at, x, False))
+            piece_at = x
+            pen_of = (cell[1], cell[2])
+        x += 1
+    if end > piece_at:
+        pieces.append((y, piece_at, end, False))
+    return pieces
+
+
+def write_pieces_by_pen(out: FrameText, target: list[Row], pieces: list[Piece]) -> None:
+    """Write `pieces`, each next one either the next in order or the first not written yet
+    that takes the pen there is, whichever costs less: a pen is taken up once for many
+    pieces (the same border and scrollbar on every line a scroll brought in) rather than
+    once a line."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, (y, start, _, erase) in enumerate(pieces):
+        cell = target[y][start]
+        background = blank_background(cell)
+        key = ("", background) if background is not None else (cell[1], cell[2])
+        groups.setdefault(key, []).append(index)
+    done = [False] * len(pieces)
+    heads = {key: 0 for key in groups}
+    following = 0
+    for _ in range(len(pieces)):
+        while done[following]:
+            following += 1
+        best = following
+        y, start, _, _ = pieces[best]
+        best_cost = len(out.move_text(start, y)) + out.pen_cost(target[y][start])
+        now = pen(out.sgr) if out.sgr is not None else None
+        keys = [(out.sgr or "", out.link or "")]
+        if now is not None and not now.seen_on_blank and not out.link:
+            keys.append(("", now.colors[1]))
+        for key in keys:
+            group = groups.get(key)
+            if not group:
+                continue
+            at = heads[key]
+            while at < len(group) and done[group[at]]:
+                at += 1
+            heads[key] = at
+            if at < len(group) and group[at] != best:
+                y, start, _, _ = pieces[group[at]]
+                cost = len(out.move_text(start, y)) + out.pen_cost(target[y][start])
+                if cost < best_cost:
+                    best, best_cost = group[at], cost
+        done[best] = True
+        out.piece(target[pieces[best][0]], pieces[best])
+
+
 def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | None = None,
           budget: int | None = None) -> tuple[str, list[Row], bool]:
     """The bytes that turn `shown` (None: not known, everything is written) into `target`,
@@ -457,17 +570,12 @@ def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | 
     out = FrameText(len(target[0]) if target else 0)
     if shown is None or len(shown) != len(target) or (shown and len(shown[0]) != len(target[0])):
         for y, row in enumerate(target):
-            settle_blanks(row)
             out.move(0, y)
             out.cells(row)
         shown = [row[:] for row in target]
         complete = True
     else:
         shown = [row[:] for row in shown]
-        for y, row in enumerate(target):
-            if row != shown[y]:  # (what a frame left is settled already)
-                settle_blanks(row)
-                settle_blanks(shown[y])
         k = scroll_distance(shown, target)
         band = scroll_band(shown, target, k) if k else None
         if band is not None:
@@ -476,19 +584,25 @@ def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | 
         if cursor is not None and cursor[1] in rows:
             rows.remove(cursor[1])
             rows.insert(0, cursor[1])
+        plan = [(y, [piece for run_start, run_end in changed_runs(shown[y], target[y])
+                     for piece in pieces_of(target[y], run_start, run_end, y)])
+                for y in rows]
+        pieces = sorted(piece for _, row_pieces in plan for piece in row_pieces)
+        by_pen = out.fork()
+        write_pieces_by_pen(by_pen, target, pieces)
         complete = True
-        spent, counted = 0, 0
-        for count, y in enumerate(rows):
-            if budget is not None and count:
-                spent += sum(len(part) for part in out.parts[counted:])
-                counted = len(out.parts)
-                if spent > budget:
+        if budget is None or by_pen.size() <= budget:
+            out = by_pen
+            for y in rows:
+                shown[y] = target[y][:]
+        else:  # line by line, in the order above, while the budget lasts
+            for count, (y, row_pieces) in enumerate(plan):
+                if count and out.size() > budget:
                     complete = False
                     break
-            row = target[y]
-            for start, end in changed_runs(shown[y], row):
-                out.run(row, start, end, y)
-            shown[y] = row[:]
+                for piece in row_pieces:
+                    out.piece(target[y], piece)
+                shown[y] = target[y][:]
     if out.parts:
         out.reset_pen()
         if cursor is not None:
