@@ -279,13 +279,15 @@ class FrameText:
         if self.y < 0:
             return best
         dy = y - self.y
-        vertical = "" if not dy else f"\x1b[{decimal(-dy)}A" if dy < 0 else \
-            f"\x1b[{decimal(dy)}B"
+        # a line down or up: IND and RI (two bytes) scroll only at a margin, and there is
+        # none but the screen's edges here (`scroll` resets the region)
+        vertical = "" if not dy else "\x1bM" if dy == -1 else "\x1bD" if dy == 1 else \
+            f"\x1b[{-dy}A" if dy < 0 else f"\x1b[{dy}B"
         across = "\r" if not x else f"\x1b[{x + 1}G"
-        if self.x >= 0 and x != self.x:
+        if self.x >= 0 and x != self.x:  # (-1 after the last column: no relative move)
             dx = x - self.x
-            across = min(across, f"\x1b[{decimal(dx)}C" if dx > 0 else f"\x1b[{decimal(-dx)}D",
-                         key=len)
+            across = min(across, f"\x1b[{decimal(dx)}C" if dx > 0 else
+                         "\b" * -dx if dx >= -3 else f"\x1b[{-dx}D", key=len)
         elif x == self.x:
             across = ""
         best = min(best, vertical + across, key=len)
