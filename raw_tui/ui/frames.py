@@ -480,9 +480,10 @@ def scroll(out: FrameText, shown: list[Row], top: int, bottom: int, k: int) -> N
 Piece = tuple[int, int, int, bool]  # (line, start, end, erased rather than written)
 
 
-def pieces_of(row: Row, start: int, end: int, y: int) -> list[Piece]:
+def pieces_of(row: Row, start: int, end: int, y: int, erase_colored: bool = True) -> list[Piece]:
     """Cells `[start, end)` of line `y` in pieces: stretches of one blank that shows only its
-    background (to erase), and written stretches cut where the pen changes."""
+    background (to erase: on a colored background only where `erase_colored`), and written
+    stretches cut where the pen changes."""
     pieces: list[Piece] = []
     x = start
     piece_at = start
@@ -494,7 +495,7 @@ def pieces_of(row: Row, start: int, end: int, y: int) -> list[Piece]:
             same = x + 1
             while same < end and row[same] == cell:
                 same += 1
-            if same - x >= ECH_MIN:
+            if same - x >= ECH_MIN and (erase_colored or not background):
                 if x > piece_at:
                     pieces.append((y, piece_at, x, False))
                 pieces.append((y, x, same, True))
@@ -562,13 +563,18 @@ def write_pieces_by_pen(out: FrameText, target: list[Row], pieces: list[Piece]) 
 
 
 def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | None = None,
-          budget: int | None = None) -> tuple[str, list[Row], bool]:
+          budget: int | None = None, erase_colored: bool = True) -> tuple[str, list[Row], bool]:
     """The bytes that turn `shown` (None: not known, everything is written) into `target`,
     what the terminal shows after them, and whether that is all of `target`.
 
     With a `budget` (characters) a frame stops once it has spent it: the cursor's line
     first (what the user types shows first), then from the bottom up (where a chat's newest
-    lines are); the lines left out stay as they were, to come in the next frame."""
+    lines are); the lines left out stay as they were, to come in the next frame.
+
+    Long stretches of blanks are erased (ECH), which fills them with the pen's background
+    on nearly every terminal (xterm, VTE, kitty, iTerm2, tmux); `erase_colored` False: only
+    blanks on the default background are (GNU screen erases with the default one unless
+    told `defbce on`)."""
     out = FrameText(len(target[0]) if target else 0)
     if shown is None or len(shown) != len(target) or (shown and len(shown[0]) != len(target[0])):
         for y, row in enumerate(target):
@@ -587,7 +593,7 @@ def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | 
             rows.remove(cursor[1])
             rows.insert(0, cursor[1])
         plan = [(y, [piece for run_start, run_end in changed_runs(shown[y], target[y])
-                     for piece in pieces_of(target[y], run_start, run_end, y)])
+                     for piece in pieces_of(target[y], run_start, run_end, y, erase_colored)])
                 for y in rows]
         pieces = sorted(piece for _, row_pieces in plan for piece in row_pieces)
         by_pen = out.fork()

@@ -66,10 +66,10 @@ def test_a_streamed_reply_costs_the_terminal_little_more_than_its_text(root, siz
           f"→ {ratio:.2f}× (target ≤ 4×); Textual's own path {baseline} bytes "
           f"({baseline / REPLY_BYTES:.2f}×); idle after it: {idle} bytes")
     assert idle == 0
-    # The target is 4×. Met at 80×24 and on a loaded machine at every size (fewer frames);
-    # on a quiet one, 100×30 and 120×40 read 5–6× (Textual's own path: 23×): what is asserted
-    # is that it never gets worse than that, and stays far below Textual's own output.
-    assert ratio <= 8.0 and used * 2 <= baseline
+    # The target: at most 4× the reply's bytes (a loaded machine draws fewer frames and
+    # reads lower; over the bound it is measured again, tests/bench/conftest.py), and far
+    # below Textual's own output.
+    assert ratio <= 4.0 and used * 2 <= baseline
 
 
 def test_on_a_16000_bytes_a_second_link_the_screen_never_falls_behind(root):

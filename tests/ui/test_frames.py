@@ -278,3 +278,20 @@ def test_the_lines_a_scroll_brings_in_take_each_pen_once():
     assert "\x1bD" in text and text.count("38;2;0;69;120") == 1, repr(text)
     assert emulate(frame(None, old)[0], text, size=(width, height)) == \
         emulate(frame(None, new)[0], size=(width, height))
+
+
+def test_under_gnu_screen_only_default_blanks_are_erased(monkeypatch):
+    """GNU screen erases with the default background (unless `defbce on`): under a screen*
+    TERM, blanks on a colored background are written, not erased."""
+    from raw_tui.ui.terminal_output import TerminalOutput
+
+    old = [[("x", "", "")] * 40, [("x", "", "")] * 40]
+    new = [[(" ", "48;2;18;18;18", "")] * 40, [(" ", "", "")] * 40]
+    written = frame(old, new, erase_colored=False)[0]
+    assert "\x1b[40X" in written and written.count(" ") == 40, repr(written)
+    assert emulate(frame(None, old)[0], written, size=(40, 2)) == \
+        emulate(frame(None, new)[0], size=(40, 2))
+    monkeypatch.setenv("TERM", "screen-256color")
+    assert TerminalOutput(lambda text: None).erase_colored is False
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert TerminalOutput(lambda text: None).erase_colored is True
