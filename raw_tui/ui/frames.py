@@ -603,14 +603,20 @@ def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | 
             out = by_pen
             for y in rows:
                 shown[y] = target[y][:]
-        else:  # line by line, in the order above, while the budget lasts
+        else:  # the lines, in the order above, that the budget takes
+            start = out.fork()
+            taken: list[Piece] = []
             for count, (y, row_pieces) in enumerate(plan):
                 if count and out.size() > budget:
                     complete = False
                     break
                 for piece in row_pieces:
                     out.piece(target[y], piece)
+                taken += row_pieces
                 shown[y] = target[y][:]
+            write_pieces_by_pen(start, target, sorted(taken))
+            if start.size() < out.size():
+                out = start
     if out.parts:
         out.reset_pen()
         if cursor is not None:
