@@ -202,9 +202,10 @@ def word_deltas(reply: str, words: int = 4) -> list[str]:
             for i in range(0, len(pieces), words)]
 
 
-def streaming_reply(reply: str, delay: float = 0.004) -> Reply:
+def streaming_reply(reply: str, delay: float = 0.004, words: int = 4) -> Reply:
     chunks = [openai_wire.sse(openai_wire.chunk({"role": "assistant", "content": ""}))]
-    chunks += [openai_wire.sse(openai_wire.chunk({"content": d})) for d in word_deltas(reply)]
+    chunks += [openai_wire.sse(openai_wire.chunk({"content": d}))
+               for d in word_deltas(reply, words)]
     chunks += openai_wire.ending("stop", (10, 10))
     return Reply(chunks=chunks, chunk_delay=delay)
 
