@@ -16,6 +16,7 @@ Textual's updates in and writes the frames out.
 from __future__ import annotations
 
 import re
+from operator import ne
 from typing import Iterable
 
 from rich.cells import get_character_cell_size
@@ -65,7 +66,8 @@ class StyleCodes:
 
 
 def strip_cells(strips: Iterable[Strip], codes: StyleCodes) -> Row:
-    """The cells of a line given as strips side by side."""
+    """The cells of a line given as strips side by side; a blank that shows only its
+    background holds only that (`settled_blank`)."""
     cells: Row = []
     append, extend = cells.append, cells.extend
     for strip in strips:
@@ -73,15 +75,19 @@ def strip_cells(strips: Iterable[Strip], codes: StyleCodes) -> Row:
             if control or not text:
                 continue
             sgr, link = codes(style)
+            blank = settled_blank(sgr, link)
             if text.isascii() and text.isprintable():
-                extend([(char, sgr, link) for char in text])
+                if blank[1] != sgr and " " in text:
+                    extend([blank if char == " " else (char, sgr, link) for char in text])
+                else:
+                    extend([(char, sgr, link) for char in text])
                 continue
             if UNSAFE.search(text):  # zero cells wide as laid out: dropped, nothing moves
                 text = UNSAFE.sub("", text)
             for char in text:
                 width = get_character_cell_size(char)
                 if width == 1:
-                    append((char, sgr, link))
+                    append(blank if char == " " else (char, sgr, link))
                 elif width == 2:
                     append((char, sgr, link))
                     append((WIDE_TAIL, sgr, link))
@@ -90,6 +96,8 @@ def strip_cells(strips: Iterable[Strip], codes: StyleCodes) -> Row:
                     if cells[last][0] == WIDE_TAIL and last:
                         last -= 1
                     joined = cells[last]
+                    if joined[0] == " ":  # not a blank any more: it takes the mark's style
+                        joined = (" ", sgr, link)
                     cells[last] = (joined[0] + char, joined[1], joined[2])
     return cells
 
@@ -108,37 +116,260 @@ def put(grid: list[Row], x: int, y: int, cells: Row) -> None:
         row[x:end] = cells[: end - x]
 
 
+# SGR attribute codes as Rich writes them (Textual's SGR_STYLES), each with the code that
+# turns it off and what else that code turns off
+OFF_CODE = {"1": "22", "2": "22", "3": "23", "4": "24", "21": "24", "5": "25", "6": "25",
+            "7": "27", "8": "28", "9": "29", "51": "54", "52": "54", "53": "55"}
+TURNS_OFF = {"22": ("1", "2"), "23": ("3",), "24": ("4", "21"), "25": ("5", "6"), "27": ("7",),
+             "28": ("8",), "29": ("9",), "54": ("51", "52"), "55": ("53",)}
+DEFAULT_COLOR = ("39", "49", "59")  # foreground, background, underline
+UNSEEN_ON_BLANK = frozenset(("1", "2", "3"))  # bold, dim, italic: a blank looks the same
+ECH_MIN = 8  # blanks erased with ECH (`CSI n X`) rather than written as spaces
+
+
+class Pen:
+    """SGR parameters taken apart: attribute codes and colors (foreground, background,
+    underline), so that a change of style writes only what changed."""
+
+    __slots__ = ("attrs", "colors", "seen_on_blank")
+
+    def __init__(self, attrs: tuple[str, ...], colors: tuple[str, str, str]) -> None:
+        self.attrs = attrs
+        self.colors = colors
+        # what shows on a blank cell beyond its background (reverse shows the foreground)
+        self.seen_on_blank = any(code not in UNSEEN_ON_BLANK for code in attrs)
+
+
+_pens: dict[str, Pen | None] = {}
+
+
+def pen(sgr: str) -> Pen | None:
+    """The `Pen` of SGR parameters; None: parameters this does not take apart (a change to
+    them is written whole, after a reset)."""
+    got = _pens.get(sgr, False)
+    if got is not False:
+        return got  # type: ignore[return-value]
+    attrs: list[str] = []
+    colors = ["", "", ""]
+    codes = sgr.split(";") if sgr else []
+    parsed: Pen | None = None
+    i = 0
+    try:
+        while i < len(codes):
+            code = codes[i]
+            if code in OFF_CODE:
+                attrs.append(code)
+                i += 1
+                continue
+            number = int(code)
+            slot = 0 if 30 <= number <= 39 or 90 <= number <= 97 else \
+                1 if 40 <= number <= 49 or 100 <= number <= 107 else \
+                2 if number in (58, 59) else -1
+            if slot < 0:
+                raise ValueError(code)
+            if number in (38, 48, 58):
+                size = {"5": 3, "2": 5}[codes[i + 1]]
+                colors[slot] = ";".join(codes[i:i + size])
+                i += size
+            else:
+                colors[slot] = "" if number in (39, 49, 59) else code
+                i += 1
+        parsed = Pen(tuple(attrs), (colors[0], colors[1], colors[2]))
+    except (ValueError, KeyError, IndexError):
+        parsed = None
+    if len(_pens) > 4096:
+        _pens.clear()
+    _pens[sgr] = parsed
+    return parsed
+
+
+def sgr_change(old: str | None, new: str) -> str:
+    """The SGR parameters that turn the pen `old` (None: not known) into `new`: only what
+    differs, or a reset and all of `new` where that is shorter."""
+    whole = f"0;{new}" if new else "0"
+    was, will = (pen(old) if old is not None else None), pen(new)
+    if was is None or will is None:
+        return whole
+    codes: list[str] = []
+    off: set[str] = set()
+    for code in was.attrs:
+        if code not in will.attrs and OFF_CODE[code] not in codes:
+            codes.append(OFF_CODE[code])
+            off.update(TURNS_OFF[OFF_CODE[code]])
+    codes += [code for code in will.attrs if code not in was.attrs or code in off]
+    for default, a, b in zip(DEFAULT_COLOR, was.colors, will.colors):
+        if a != b:
+            codes.append(b or default)
+    delta = ";".join(codes)
+    return delta if len(delta) < len(whole) else whole
+
+
+_blank_bg: dict[str, str | None] = {}
+
+
+def blank_background(cell: Cell) -> str | None:
+    """For a blank cell that shows nothing but its background (a space, no link, no
+    underline, reverse...), the SGR of that background ("": the default one); else None."""
+    if cell[0] != " " or cell[2]:
+        return None
+    sgr = cell[1]
+    got = _blank_bg.get(sgr, False)
+    if got is False:
+        parsed = pen(sgr)
+        got = None if parsed is None or parsed.seen_on_blank else parsed.colors[1]
+        if len(_blank_bg) > 4096:
+            _blank_bg.clear()
+        _blank_bg[sgr] = got
+    return got  # type: ignore[return-value]
+
+
+_settled: dict[tuple[str, str], Cell] = {}
+
+
+def settled_blank(sgr: str, link: str) -> Cell:
+    """A blank cell of this style: just its background where nothing else of the style
+    shows on a blank (its foreground, bold, italic). It looks the same, and two blanks
+    that look the same are then the same cell: a change of foreground under a space is
+    not a change to write."""
+    got = _settled.get((sgr, link))
+    if got is None:
+        cell = (" ", sgr, link)
+        background = blank_background(cell)
+        got = cell if background is None else (" ", background, "")
+        if len(_settled) > 4096:
+            _settled.clear()
+        _settled[(sgr, link)] = got
+    return got
+
+
+def decimal(n: int) -> str:
+    return "" if n == 1 else str(n)
+
+
 class FrameText:
     """The bytes of one frame, with the terminal's pen (style, link, cursor) tracked."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 0) -> None:
         self.parts: list[str] = []
+        self.width = width  # columns: the cursor is not known after the last one is written
         self.sgr: str | None = None  # None: not known
         self.link: str | None = None
         self.x = self.y = -1  # the cursor; -1: not known
 
+    def fork(self) -> "FrameText":
+        """A copy to go on writing from here a different way."""
+        other = FrameText(self.width)
+        other.parts = self.parts[:]
+        other.sgr, other.link, other.x, other.y = self.sgr, self.link, self.x, self.y
+        return other
+
+    def size(self) -> int:
+        return sum(len(part) for part in self.parts)
+
     def move(self, x: int, y: int) -> None:
+        """Move the cursor with the shortest sequence that gets there from where it is."""
         if (x, y) != (self.x, self.y):
-            self.parts.append(f"\x1b[{y + 1};{x + 1}H")
+            self.parts.append(self.move_text(x, y))
             self.x, self.y = x, y
+
+    def move_text(self, x: int, y: int) -> str:
+        """The shortest sequence from the cursor to `(x, y)`: CUP, or from where the cursor
+        is (a line up or down, CR, a column right or left); never past the last line (a
+        line feed there would scroll)."""
+        if (x, y) == (self.x, self.y):
+            return ""
+        best = f"\x1b[{y + 1};{x + 1}H" if x else f"\x1b[{y + 1}H"
+        if self.y < 0:
+            return best
+        dy = y - self.y
+        # a line down or up: IND and RI (two bytes) scroll only at a margin, and there is
+        # none but the screen's edges here (`scroll` resets the region)
+        vertical = "" if not dy else "\x1bM" if dy == -1 else "\x1bD" if dy == 1 else \
+            f"\x1b[{-dy}A" if dy < 0 else f"\x1b[{dy}B"
+        across = "\r" if not x else f"\x1b[{x + 1}G"
+        if self.x >= 0 and x != self.x:  # (-1 after the last column: no relative move)
+            dx = x - self.x
+            across = min(across, f"\x1b[{decimal(dx)}C" if dx > 0 else
+                         "\b" * -dx if dx >= -3 else f"\x1b[{-dx}D", key=len)
+        elif x == self.x:
+            across = ""
+        best = min(best, vertical + across, key=len)
+        if dy == 1:
+            best = min(best, "\r\n" + (f"\x1b[{decimal(x)}C" if x else ""), key=len)
+        return best
+
+    def style(self, sgr: str, link: str) -> None:
+        parts = self.parts
+        if link != self.link:
+            if self.link:
+                parts.append("\x1b]8;;\x1b\\")
+            if link:
+                link_id, _, url = link.partition(";")
+                parts.append(f"\x1b]8;id={link_id};{url}\x1b\\")
+            self.link = link
+        if sgr != self.sgr:
+            change = sgr_change(self.sgr, sgr)
+            if change:
+                parts.append(f"\x1b[{change}m")
+            self.sgr = sgr
+
+    def blank_style(self, background: str) -> None:
+        """A pen that draws blanks on `background`: the one there is when it does (its
+        foreground, bold and italic do not show on a blank), else the nearest one."""
+        if self.link:
+            self.style(self.sgr or "", "")
+        sgr = self.blank_sgr(background)
+        if sgr is not None:
+            self.style(sgr, "")
+
+    def blank_sgr(self, background: str) -> str | None:
+        """The pen `blank_style` takes (None: the one there is)."""
+        now = pen(self.sgr) if self.sgr is not None else None
+        if now is None:
+            return background
+        if now.colors[1] == background and not now.seen_on_blank:
+            return None
+        attrs = [code for code in now.attrs if code in UNSEEN_ON_BLANK]
+        near = ";".join(part for part in (*attrs, now.colors[0], background, now.colors[2])
+                        if part)
+        return near if len(sgr_change(self.sgr, near)) < len(sgr_change(self.sgr, background)) \
+            else background
+
+    def pen_cost(self, cell: Cell) -> int:
+        """About how many characters taking up the pen of `cell` costs."""
+        background = blank_background(cell)
+        if background is not None:
+            sgr = self.blank_sgr(background)
+            cost = 0 if sgr is None else len(sgr_change(self.sgr, sgr)) + 3
+            return cost + (6 if self.link else 0)
+        cost = 0 if cell[1] == self.sgr else len(sgr_change(self.sgr, cell[1])) + 3
+        return cost + (0 if cell[2] == self.link else 6 + len(cell[2]))
 
     def cells(self, cells: Row) -> None:
         parts = self.parts
-        for text, sgr, link in cells:
+        for cell in cells:
+            text, sgr, link = cell
             if text == WIDE_TAIL:
                 continue
-            if link != self.link:
-                if self.link:
-                    parts.append("\x1b]8;;\x1b\\")
-                if link:
-                    link_id, _, url = link.partition(";")
-                    parts.append(f"\x1b]8;id={link_id};{url}\x1b\\")
-                self.link = link
-            if sgr != self.sgr:
-                parts.append(f"\x1b[0;{sgr}m" if sgr else "\x1b[0m")
-                self.sgr = sgr
+            if link != self.link or sgr != self.sgr:
+                background = blank_background(cell) if text == " " else None
+                if background is not None:
+                    self.blank_style(background)
+                else:
+                    self.style(sgr, link)
             parts.append(text)
             self.x += get_character_cell_size(text[0]) if not text.isascii() else 1
+        if self.width and self.x >= self.width:
+            self.x = -1  # at the last column: where the next character goes is not certain
+
+    def piece(self, row: Row, piece: "Piece") -> None:
+        y, start, end, erase = piece
+        self.move(start, y)
+        if erase:  # ECH fills the cells with the pen; the cursor stays where it is
+            self.blank_style(blank_background(row[start]))  # type: ignore[arg-type]
+            self.parts.append(f"\x1b[{decimal(end - start)}X")
+        else:
+            self.cells(row[start:end])
 
     def reset_pen(self) -> None:
         if self.link:
@@ -183,7 +414,7 @@ def changed_runs(old: Row, new: Row) -> list[tuple[int, int]]:
 
 
 def differing(a: Row, b: Row) -> int:
-    return sum(1 for p, q in zip(a, b) if p != q)
+    return sum(map(ne, a, b))
 
 
 def scroll_distance(shown: list[Row], target: list[Row]) -> int:
@@ -249,15 +480,105 @@ def scroll(out: FrameText, shown: list[Row], top: int, bottom: int, k: int) -> N
     shown[top:bottom + 1] = shown[top + k:bottom + 1] + [[BLANK] * width for _ in range(k)]
 
 
+Piece = tuple[int, int, int, bool]  # (line, start, end, erased rather than written)
+
+
+def pieces_of(row: Row, start: int, end: int, y: int, erase_colored: bool = True) -> list[Piece]:
+    """Cells `[start, end)` of line `y` in pieces: stretches of one blank that shows only its
+    background (to erase: on a colored background only where `erase_colored`), and written
+    stretches cut where the pen changes."""
+    pieces: list[Piece] = []
+    x = start
+    piece_at = start
+    pen_of: tuple[str, str] | None = None  # the pen the written piece holds
+    while x < end:
+        cell = row[x]
+        background = blank_background(cell) if cell[0] == " " else None
+        if background is not None:
+            same = x + 1
+            while same < end and row[same] == cell:
+                same += 1
+            if same - x >= ECH_MIN and (erase_colored or not background):
+                if x > piece_at:
+                    pieces.append((y, piece_at, x, False))
+                pieces.append((y, x, same, True))
+                x = piece_at = same
+                pen_of = None
+                continue
+            held = pen(pen_of[0]) if pen_of is not None and not pen_of[1] else None
+            if held is None or held.colors[1] != background or held.seen_on_blank:
+                if x > piece_at:
+                    pieces.append((y, piece_at, x, False))
+                piece_at = x
+                pen_of = ("", background)
+            x = same
+            continue
+        if cell[0] != WIDE_TAIL and (cell[1], cell[2]) != pen_of:
+            if x > piece_at:
+                pieces.append((y, piece_at, x, False))
+            piece_at = x
+            pen_of = (cell[1], cell[2])
+        x += 1
+    if end > piece_at:
+        pieces.append((y, piece_at, end, False))
+    return pieces
+
+
+def write_pieces_by_pen(out: FrameText, target: list[Row], pieces: list[Piece]) -> None:
+    """Write `pieces`, each next one either the next in order or the first not written yet
+    that takes the pen there is, whichever costs less: a pen is taken up once for many
+    pieces (the same border and scrollbar on every line a scroll brought in) rather than
+    once a line."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, (y, start, _, erase) in enumerate(pieces):
+        cell = target[y][start]
+        background = blank_background(cell)
+        key = ("", background) if background is not None else (cell[1], cell[2])
+        groups.setdefault(key, []).append(index)
+    done = [False] * len(pieces)
+    heads = {key: 0 for key in groups}
+    following = 0
+    for _ in range(len(pieces)):
+        while done[following]:
+            following += 1
+        best = following
+        y, start, _, _ = pieces[best]
+        best_cost = len(out.move_text(start, y)) + out.pen_cost(target[y][start])
+        now = pen(out.sgr) if out.sgr is not None else None
+        keys = [(out.sgr or "", out.link or "")]
+        if now is not None and not now.seen_on_blank and not out.link:
+            keys.append(("", now.colors[1]))
+        for key in keys:
+            group = groups.get(key)
+            if not group:
+                continue
+            at = heads[key]
+            while at < len(group) and done[group[at]]:
+                at += 1
+            heads[key] = at
+            if at < len(group) and group[at] != best:
+                y, start, _, _ = pieces[group[at]]
+                cost = len(out.move_text(start, y)) + out.pen_cost(target[y][start])
+                if cost < best_cost:
+                    best, best_cost = group[at], cost
+        done[best] = True
+        out.piece(target[pieces[best][0]], pieces[best])
+
+
 def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | None = None,
-          budget: int | None = None) -> tuple[str, list[Row], bool]:
+          budget: int | None = None, erase_colored: bool = True) -> tuple[str, list[Row], bool]:
     """The bytes that turn `shown` (None: not known, everything is written) into `target`,
     what the terminal shows after them, and whether that is all of `target`.
 
     With a `budget` (characters) a frame stops once it has spent it: the cursor's line
     first (what the user types shows first), then from the bottom up (where a chat's newest
-    lines are); the lines left out stay as they were, to come in the next frame."""
-    out = FrameText()
+    lines are); the lines left out stay as they were, to come in the next frame.
+
+    Long stretches of blanks are erased (ECH), which fills them with the pen's background
+    on nearly every terminal (xterm, VTE, kitty, iTerm2, tmux); `erase_colored` False: only
+    blanks on the default background are (GNU screen erases with the default one unless
+    told `defbce on`)."""
+    out = FrameText(len(target[0]) if target else 0)
     if shown is None or len(shown) != len(target) or (shown and len(shown[0]) != len(target[0])):
         for y, row in enumerate(target):
             out.move(0, y)
@@ -274,20 +595,31 @@ def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | 
         if cursor is not None and cursor[1] in rows:
             rows.remove(cursor[1])
             rows.insert(0, cursor[1])
+        plan = [(y, [piece for run_start, run_end in changed_runs(shown[y], target[y])
+                     for piece in pieces_of(target[y], run_start, run_end, y, erase_colored)])
+                for y in rows]
+        pieces = sorted(piece for _, row_pieces in plan for piece in row_pieces)
+        by_pen = out.fork()
+        write_pieces_by_pen(by_pen, target, pieces)
         complete = True
-        spent, counted = 0, 0
-        for count, y in enumerate(rows):
-            if budget is not None and count:
-                spent += sum(len(part) for part in out.parts[counted:])
-                counted = len(out.parts)
-                if spent > budget:
+        if budget is None or by_pen.size() <= budget:
+            out = by_pen
+            for y in rows:
+                shown[y] = target[y][:]
+        else:  # the lines, in the order above, that the budget takes
+            start = out.fork()
+            taken: list[Piece] = []
+            for count, (y, row_pieces) in enumerate(plan):
+                if count and out.size() > budget:
                     complete = False
                     break
-            row = target[y]
-            for start, end in changed_runs(shown[y], row):
-                out.move(start, y)
-                out.cells(row[start:end])
-            shown[y] = row[:]
+                for piece in row_pieces:
+                    out.piece(target[y], piece)
+                taken += row_pieces
+                shown[y] = target[y][:]
+            write_pieces_by_pen(start, target, sorted(taken))
+            if start.size() < out.size():
+                out = start
     if out.parts:
         out.reset_pen()
         if cursor is not None:

@@ -26,6 +26,7 @@ headless driver of tests keep Textual's own path.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from typing import Any, Callable
 
@@ -58,6 +59,9 @@ class TerminalOutput:
         self.bytes = 0
         self.in_flight = 0  # bytes of the frame whose answer is awaited
         self.rate: float | None = None  # bytes a second the link has carried (measured)
+        # GNU screen erases with the default background (unless `defbce on`); its TERM is
+        # screen*, which an older tmux also sets: there, only default blanks are erased
+        self.erase_colored = not os.environ.get("TERM", "").startswith("screen")
 
     # -- from Textual (the event loop) --------------------------------------------------
     def update(self, width: int, height: int, lay: Callable[[list[Row], StyleCodes], None],
@@ -129,7 +133,8 @@ class TerminalOutput:
         if wait > 0:
             self._later(wait)
             return
-        text, self.shown, complete = frame(self.shown, self.target, self.cursor, self.budget())
+        text, self.shown, complete = frame(self.shown, self.target, self.cursor, self.budget(),
+                                           self.erase_colored)
         self.pending = not complete
         if not text:
             return

@@ -40,9 +40,18 @@ class AnsweringScreen(pyte.Screen):
         self.answer(data.encode())
 
 
+def seen(char) -> tuple:
+    """A pyte cell as it looks: its character and attributes, except that a blank without
+    underline, strike-through or reverse video shows only its background (its foreground,
+    bold and italic draw nothing)."""
+    if char.data == " " and not (char.underscore or char.strikethrough or char.reverse):
+        return (" ", None, char.bg, None, None, False, False, False, char.blink)
+    return tuple(char)
+
+
 def cells(screen: pyte.Screen) -> list[list[tuple]]:
-    """Every cell of a pyte screen: its character and attributes."""
-    return [[tuple(screen.buffer[y][x]) for x in range(screen.columns)]
+    """Every cell of a pyte screen as it looks (`seen`)."""
+    return [[seen(screen.buffer[y][x]) for x in range(screen.columns)]
             for y in range(screen.lines)]
 
 
@@ -193,9 +202,10 @@ def word_deltas(reply: str, words: int = 4) -> list[str]:
             for i in range(0, len(pieces), words)]
 
 
-def streaming_reply(reply: str, delay: float = 0.004) -> Reply:
+def streaming_reply(reply: str, delay: float = 0.004, words: int = 4) -> Reply:
     chunks = [openai_wire.sse(openai_wire.chunk({"role": "assistant", "content": ""}))]
-    chunks += [openai_wire.sse(openai_wire.chunk({"content": d})) for d in word_deltas(reply)]
+    chunks += [openai_wire.sse(openai_wire.chunk({"content": d}))
+               for d in word_deltas(reply, words)]
     chunks += openai_wire.ending("stop", (10, 10))
     return Reply(chunks=chunks, chunk_delay=delay)
 

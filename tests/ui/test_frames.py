@@ -15,8 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from raw_tui.ui.frames import BLANK, WIDE_TAIL, blank_grid, frame
+from tests.e2e.slow_link_kit import cells
 
-STYLES = ["", "1", "38;2;200;10;10", "48;2;16;16;16", "1;3;48;2;0;0;255", "7"]
+STYLES = ["", "1", "38;2;200;10;10", "48;2;16;16;16", "1;3;48;2;0;0;255", "7",
+          "4;38;2;1;120;212;48;2;16;16;16", "2;38;5;196", "9;31;44"]
 LINKS = ["", "", "", "7;https://example.test/a"]
 CHARS = "abc xyz─│▅é"
 WIDE = "中文"
@@ -27,15 +29,17 @@ def emulate(*texts: str, size=(20, 8)) -> list[list[tuple]]:
     stream = pyte.Stream(screen)
     for text in texts:
         stream.feed(text)
-    return [[tuple(screen.buffer[y][x]) for x in range(screen.columns)]
-            for y in range(screen.lines)]
+    return cells(screen)
 
 
 def random_row(rng: random.Random, width: int) -> list:
     row = []
     while len(row) < width:
         sgr, link = rng.choice(STYLES), rng.choice(LINKS)
-        if rng.random() < 0.1 and len(row) < width - 1:
+        if rng.random() < 0.1:  # a stretch of blanks (erased, or written as the pen allows)
+            row += [(" ", sgr, link if rng.random() < 0.2 else "")] * rng.randint(2, 14)
+            row = row[:width]
+        elif rng.random() < 0.1 and len(row) < width - 1:
             row += [(rng.choice(WIDE), sgr, link), (WIDE_TAIL, sgr, link)]
         else:
             row.append((rng.choice(CHARS), sgr, link))
@@ -54,6 +58,14 @@ def mutate(rng: random.Random, grid: list) -> list:
         new = new[:len(grid)]
         while len(new) < len(grid):
             new.insert(len(new) - 1, random_row(rng, width))
+    for _ in range(rng.randint(0, 2)):  # a line that changed a little (a streamed word)
+        y = rng.randrange(len(new))
+        fresh = random_row(rng, width)
+        x = rng.randrange(width)
+        if x and fresh[x][0] == WIDE_TAIL or new[y][x - 1 if x else 0][0] != WIDE_TAIL and \
+                x and new[y][x][0] == WIDE_TAIL:
+            continue
+        new[y] = new[y][:x] + fresh[x:]
     for _ in range(rng.randint(0, 6)):  # scattered changes (a scrollbar, a status line)
         y, x = rng.randrange(len(new)), rng.randrange(width)
         if new[y][x][0] != WIDE_TAIL and (x + 1 >= width or new[y][x + 1][0] != WIDE_TAIL):
@@ -191,3 +203,95 @@ def test_a_report_nobody_asked_for_is_not_an_answer():
 
     output = TerminalOutput(lambda text: None)
     assert output.answered() is False and output.answers is False
+
+
+def test_a_style_change_writes_only_what_changed():
+    row = [(c, "38;2;224;224;224;48;2;18;18;18", "") for c in "ab"] + \
+        [(c, "1;38;2;224;224;224;48;2;18;18;18", "") for c in "cd"] + \
+        [(c, "38;2;87;165;226;48;2;18;18;18", "") for c in "ef"]
+    text, _, _ = frame(blank_grid(6, 1), [row])
+    assert "ab\x1b[1mcd\x1b[22;38;2;87;165;226mef" in text, repr(text)
+    assert text.count("48;2;18;18;18") == 1
+    assert emulate(text, size=(6, 1)) == emulate(frame(None, [row])[0], size=(6, 1))
+
+
+def test_turning_off_bold_keeps_dim():
+    from raw_tui.ui.frames import sgr_change
+
+    assert sgr_change("1;2;31", "2;31") == "22;2"  # SGR 22 ends bold and dim both
+    assert sgr_change("4;7", "") == "0"  # a reset where it is shorter
+    assert sgr_change(None, "1") == "0;1"  # a pen not known: reset first
+    assert sgr_change("38;2;1;2;3", "38;5;9;48;2;4;5;6") == "38;5;9;48;2;4;5;6"
+
+
+def test_blanks_that_look_the_same_are_the_same_cell():
+    """A space shows its background only: under another foreground (or bold) it is not a
+    change to write. Under underline or reverse video it is."""
+    from rich.style import Style
+    from textual.strip import Strip
+
+    from raw_tui.ui.frames import StyleCodes, strip_cells
+
+    codes = StyleCodes(None)
+    plain = strip_cells([Strip([Segment("a  b", Style(color="#e0e0e0", bgcolor="#121212"))])],
+                        codes)
+    bold = strip_cells([Strip([Segment("a  b", Style(color="#e0e0e0", bold=True,
+                                                     bgcolor="#121212"))])], codes)
+    other = strip_cells([Strip([Segment("a", Style(color="#e0e0e0", bgcolor="#121212")),
+                                Segment("  ", Style(color="#57a5e2", bold=True,
+                                                    bgcolor="#121212")),
+                                Segment("b", Style(color="#e0e0e0", bgcolor="#121212"))])],
+                        codes)
+    assert plain[1] == other[1] == bold[1] and frame([plain], [other])[0] == ""
+    underlined = strip_cells([Strip([Segment("a", Style(color="#e0e0e0", bgcolor="#121212")),
+                                     Segment("  ", Style(underline=True, bgcolor="#121212")),
+                                     Segment("b", Style(color="#e0e0e0", bgcolor="#121212"))])],
+                             codes)
+    assert frame([plain], [underlined])[0] != ""
+
+
+def test_a_long_blank_stretch_is_erased_not_written():
+    old = [[(c, "38;2;224;224;224;48;2;18;18;18", "") for c in "x" * 50]]
+    new = [[("y", "38;2;224;224;224;48;2;18;18;18", "")] + [(" ", "48;2;18;18;18", "")] * 49]
+    text, _, _ = frame(old, new)
+    assert "\x1b[49X" in text and text.count(" ") == 0, repr(text)
+    assert emulate(frame(None, old)[0], text, size=(50, 1)) == \
+        emulate(frame(None, new)[0], size=(50, 1))
+
+
+def test_the_lines_a_scroll_brings_in_take_each_pen_once():
+    """A chat beside a sidebar scrolls the sidebar's border along: every line that comes
+    in needs its border cell again, and they are written under one pen, not one a line."""
+    rng = random.Random(11)
+    width, height, chat = 40, 12, 28
+    border = ("▏", "38;2;0;69;120;48;2;18;18;18", "")
+    side = (" ", "48;2;18;18;18", "")
+
+    def line(text: str) -> list:
+        cells = [(c, "38;2;224;224;224;48;2;18;18;18", "") for c in text.ljust(chat)[:chat]]
+        return cells + [border] + [side] * (width - chat - 1)
+
+    words = "the gate asks before a write lands and shows what changes".split()
+    lines = [line(" ".join(rng.choice(words) for _ in range(4))) for _ in range(height + 4)]
+    old, new = lines[:height], lines[4:height + 4]
+    text, _, _ = frame(old, new)
+    assert "\x1bD" in text and text.count("38;2;0;69;120") == 1, repr(text)
+    assert emulate(frame(None, old)[0], text, size=(width, height)) == \
+        emulate(frame(None, new)[0], size=(width, height))
+
+
+def test_under_gnu_screen_only_default_blanks_are_erased(monkeypatch):
+    """GNU screen erases with the default background (unless `defbce on`): under a screen*
+    TERM, blanks on a colored background are written, not erased."""
+    from raw_tui.ui.terminal_output import TerminalOutput
+
+    old = [[("x", "", "")] * 40, [("x", "", "")] * 40]
+    new = [[(" ", "48;2;18;18;18", "")] * 40, [(" ", "", "")] * 40]
+    written = frame(old, new, erase_colored=False)[0]
+    assert "\x1b[40X" in written and written.count(" ") == 40, repr(written)
+    assert emulate(frame(None, old)[0], written, size=(40, 2)) == \
+        emulate(frame(None, new)[0], size=(40, 2))
+    monkeypatch.setenv("TERM", "screen-256color")
+    assert TerminalOutput(lambda text: None).erase_colored is False
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert TerminalOutput(lambda text: None).erase_colored is True

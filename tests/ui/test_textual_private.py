@@ -25,6 +25,7 @@ from textual.widgets import Label, RadioButton, SelectionList, Static, TextArea
 from raw_tui.ui import textual_private
 from raw_tui.ui.frames import StyleCodes, blank_grid, frame
 from raw_tui.ui.terminal_output import lay_chops, lay_layout
+from tests.e2e.slow_link_kit import cells
 
 
 def relied_on(owner, name: str, *, params: set[str] = frozenset()) -> None:
@@ -176,8 +177,7 @@ def emulate(*texts: str, size) -> list[list[tuple]]:
     stream = pyte.Stream(screen)
     for text in texts:
         stream.feed(text)
-    return [[tuple(screen.buffer[y][x]) for x in range(screen.columns)]
-            for y in range(screen.lines)]
+    return cells(screen)  # as they look (a blank's foreground does not show)
 
 
 class Sample(App):
