@@ -409,11 +409,12 @@ class RawApp(App):
                             self.action_toggle_help)
         yield SystemCommand("Earlier items", "Show chat items pruned from view",
                             main.action_transcript)
-        for panel, title, action in main.panel_actions():
+        panels = main.conversation.panels
+        for panel, title, action in panels.palette_actions():
             yield SystemCommand(
                 f"{title}: {action.get('label', action.get('id'))}",
                 f"{action.get('kind', '')} action of {panel}",
-                partial(self.run_worker, partial(main.run_panel_action, panel, action)))
+                partial(self.run_worker, partial(panels.run_action, panel, action)))
         here = self.client.info.cwd
         for row in self.saved:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated_at))
