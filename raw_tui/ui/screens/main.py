@@ -15,7 +15,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Static
 
 from ...commands import Cancel
@@ -27,6 +26,7 @@ from ..widgets.search_bar import SearchBar
 from ..widgets.sidebar import Sidebar
 from ..widgets.stand_in import ComposerStandIn
 from ..widgets.status_line import StatusLine
+from . import places
 
 if TYPE_CHECKING:
     from ..messages import EngineEvent
@@ -153,17 +153,7 @@ class MainScreen(Screen):
 
     def on_descendant_focus(self, event: Any) -> None:
         """Say in the status line where the keyboard is."""
-        widget = self.focused
-        place = None
-        if widget is not None:
-            chain = widget.ancestors_with_self
-            if any(w.has_class("form-block") for w in chain):
-                place = "form"
-            elif any(isinstance(w, Sidebar) for w in chain):
-                place = "sidebar"
-            elif any(isinstance(w, ChatView) for w in chain):
-                place = "chat"
-        self.status_line.show_place(place)
+        self.status_line.show_place(places.place_of(self.focused))
 
     def apply_sidebar(self, size: Any = None) -> None:
         """Wide: chat | sidebar. Narrow (below WIDE columns): one view at a time, the chat
@@ -202,49 +192,8 @@ class MainScreen(Screen):
         self.query_one("#edit-strip", Static).display = shown
 
     def action_cycle(self, step: int) -> None:
-        """Tab / Shift+Tab between the composer, the forms waiting for an answer, the chat and
-        the panels. On a narrow screen reaching the panels switches the view to them, leaving
-        them switches back. Inside a form, Tab moves between its fields, and on from its last
-        one."""
-        from ..widgets.form_view import FormView
-
-        forms = [f for f in self.conversation.forms.pending() if f.display and f.inputs]
-        stops: list[Widget] = [self.query("#composer, #composer-stand-in").first(), *forms,
-                               self.chat, self.sidebar]
-        chain = list(self.focused.ancestors_with_self) if self.focused is not None else []
-        form = next((w for w in chain if isinstance(w, FormView) and w.request_id is not None),
-                    None)
-        if form is not None:  # between its fields; from the last one on to the next place
-            fields = [w for w in form.inputs.values() if w.focusable]
-            if form not in stops or not fields or \
-                    not any(w in chain for w in (fields[-1] if step > 0 else fields[0],)):
-                self.focus_next() if step > 0 else self.focus_previous()
-                return
-            place: Widget | None = form
-        else:
-            place = next((w for w in chain if w in stops), None)
-        if place is None:
-            self.focus_next() if step > 0 else self.focus_previous()
-            return
-        narrow = self.has_class("-narrow")
-        index = stops.index(place)
-        for _ in range(len(stops)):
-            index = (index + step) % len(stops)
-            target = stops[index]
-            if target is self.sidebar and not self.sidebar.display:
-                if not narrow or not self.sidebar.panels:
-                    continue
-                self.sidebar_mode = "shown"
-            elif target is not self.sidebar and narrow and self.sidebar.display \
-                    and not self.sidebar_forced:
-                self.sidebar_mode = "auto"
-            self.apply_sidebar()
-            if isinstance(target, FormView):  # a waiting question: its first field
-                target.focus_first()
-            else:
-                target.focus()
-            return
-
+        """Tab / Shift+Tab: the next place (screens/places.py)."""
+        places.cycle(self, step)
 
     # engine events, to the conversation ---------------------------------------------------
     async def on_engine_event(self, message: EngineEvent) -> None:
