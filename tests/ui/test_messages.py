@@ -8,6 +8,8 @@ import os
 import typing
 from types import SimpleNamespace
 
+import msgspec
+
 from raw_tui import bus as ev
 from raw_tui.client import TRANSPORT_ENV
 from raw_tui.ui import messages
@@ -67,3 +69,29 @@ async def test_an_event_no_widget_draws_is_logged_not_lost(session, monkeypatch)
             assert undrawn == [Gauge(value=0.5)] and notices == []
             assert logged == [f"no widget draws Gauge: {Gauge(value=0.5)!r}"]
             assert "could not draw" not in flat(screen_text(app))
+
+
+async def test_any_handler_that_fails_is_a_notice_and_the_next_events_are_drawn(session,
+                                                                                monkeypatch):
+    """The router guards every handler, the status line's too: a turn state that cannot be
+    drawn says so in the chat, and the session goes on (the app does not fall over)."""
+    from raw_tui.ui.widgets.status_line import StatusLine
+
+    def broken(self, event):
+        raise ValueError("no room for it")
+
+    monkeypatch.setattr(StatusLine, "turn_state", broken)
+    app = RawApp(connect(session))
+    async with app.run_test(size=(100, 30)) as pilot:
+        session.publish(ev.TurnState(state="running", step=1), ev.UserMessage(text="still here"))
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert "could not draw TurnState: no room for it" in text and "still here" in text
+        assert app.is_running
+
+
+def test_a_field_the_event_left_out_reaches_a_handler_as_none():
+    end = ev.RunEnd(status="error", message="boom")
+    shown = router.settled(end)
+    assert type(shown) is ev.RunEnd and shown.code is None and shown.message == "boom"
+    assert end.code is msgspec.UNSET  # the event itself (shared in process) is not changed
