@@ -14,7 +14,7 @@ from .forms import Forms
 from .panels import Panels
 from .prompts import Prompts
 from .router import Router
-from .status import Status
+from .status import SessionStatus
 from .tool_calls import ToolCalls
 from .transcript import Transcript
 
@@ -22,12 +22,12 @@ from .transcript import Transcript
 UNDRAWN = (ev.FileChanges, ev.TurnUndo)  # what a turn changed, what an undo restored
 
 
-class Conversation:
+class ConversationFeatures:
     def __init__(self, screen: Any) -> None:
         self.screen = screen
         self.prompts = Prompts(self)  # first: an edited prompt's rewind ends the edit
         self.transcript = Transcript(self)
-        self.status = Status(self)
+        self.status = SessionStatus(self)
         self.tool_calls = ToolCalls(self)
         self.approvals = Approvals(self)  # after the call's row has drawn the request
         self.panels = Panels(self)

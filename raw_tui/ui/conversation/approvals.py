@@ -13,11 +13,11 @@ from ...commands import ApprovalAnswer
 from .router import live_only
 
 if TYPE_CHECKING:
-    from . import Conversation
+    from . import ConversationFeatures
 
 
 class Approvals:
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(self, conversation: ConversationFeatures) -> None:
         self.conversation = conversation
         self.screen = conversation.screen
         self.pending: list[ev.ApprovalRequest] = []  # oldest first

@@ -13,11 +13,11 @@ from ..widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
     from ..widgets.form_view import FormView
-    from . import Conversation
+    from . import ConversationFeatures
 
 
 class Forms:
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(self, conversation: ConversationFeatures) -> None:
         self.conversation = conversation
         self.screen = conversation.screen
         self.questions: dict[str, str] = {}  # request_id -> panel

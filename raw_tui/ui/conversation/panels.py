@@ -13,7 +13,7 @@ from .transcript import clears
 
 if TYPE_CHECKING:  # on the first panel: the first frame draws none
     from ..widgets.panel_view import PanelView
-    from . import Conversation
+    from . import ConversationFeatures
 
 
 def applies(action: dict, target: Target, view: Any) -> bool:
@@ -38,7 +38,7 @@ def another_call(view: Any, state: ev.PanelState) -> bool:
 
 
 class Panels:
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(self, conversation: ConversationFeatures) -> None:
         self.conversation = conversation
         self.screen = conversation.screen
         self.in_chat: dict[str, PanelView] = {}  # the `chat` panels

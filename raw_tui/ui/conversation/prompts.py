@@ -12,11 +12,11 @@ from .router import live_only
 
 if TYPE_CHECKING:
     from ..widgets.chat_items import UserMessageView  # with the first row: the frame has none
-    from . import Conversation
+    from . import ConversationFeatures
 
 
 class Prompts:
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(self, conversation: ConversationFeatures) -> None:
         self.conversation = conversation
         self.screen = conversation.screen
         self.editing: UserMessageView | None = None  # the prompt the composer edits

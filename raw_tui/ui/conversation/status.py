@@ -9,11 +9,11 @@ from ... import bus as ev
 from .router import live_only
 
 if TYPE_CHECKING:
-    from . import Conversation
+    from . import ConversationFeatures
 
 
-class Status:
-    def __init__(self, conversation: Conversation) -> None:
+class SessionStatus:
+    def __init__(self, conversation: ConversationFeatures) -> None:
         self.conversation = conversation
         self.screen = conversation.screen
 

@@ -12,11 +12,11 @@ from .transcript import clears
 
 if TYPE_CHECKING:  # imported on the first tool call: the first frame draws none
     from ..widgets.tool_call import ToolCallView
-    from . import Conversation
+    from . import ConversationFeatures
 
 
 class ToolCalls:
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(self, conversation: ConversationFeatures) -> None:
         self.conversation = conversation
         self.views: dict[str, ToolCallView] = {}
 

@@ -13,7 +13,7 @@ from ..messages import ReplayFinished, ReplayStarted
 from .router import live_only
 
 if TYPE_CHECKING:
-    from . import Conversation
+    from . import ConversationFeatures
 
 REWIND_TEXT = {"retry": "↻ retried · the earlier answer is kept in the saved history only",
                "edit": "✎ prompt edited · the earlier one and what followed are kept in the "
@@ -29,7 +29,7 @@ def clears(event: ev.Compaction) -> bool:
 
 
 class Transcript:
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(self, conversation: ConversationFeatures) -> None:
         self.conversation = conversation
         self.screen = conversation.screen
         self.streaming: Any = None  # the AssistantMessageView being streamed into

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ...commands import Cancel
-from ..conversation import Conversation
+from ..conversation import ConversationFeatures
 from ..widgets.chat_view import ChatView
 from ..widgets.navigator import Navigator
 from ..widgets.prompt_queue import PromptQueue
@@ -62,7 +62,7 @@ class MainScreen(Screen):
         self.sidebar_mode = "auto"  # auto | shown | hidden
         self.sidebar_forced = False  # shown because a question arrived there
         self.cursor_blink = False
-        self.conversation = Conversation(self)
+        self.conversation = ConversationFeatures(self)
 
     # layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
