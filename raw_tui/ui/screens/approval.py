@@ -6,7 +6,7 @@ under the session's working directory read relative to it; `p` shows them absolu
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from rich.syntax import Syntax
 from rich.text import Text
