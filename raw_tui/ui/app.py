@@ -1,7 +1,7 @@
-"""The app: the keymap, the command palette, the theme and the screen stack around one
-`MainScreen` (screens/main.py), and the client (`raw_tui.client`) through which the session
-is reached. Events come in through the bridge (bridge.py); commands go out through `send`.
-It holds no rule of its own."""
+"""The app: the keymap, the command palette (its commands: palette.py), the theme and the
+screen stack around one `MainScreen` (screens/main.py), and the client (`raw_tui.client`)
+through which the session is reached. Events come in through the bridge (bridge.py);
+commands go out through `send`. It holds no rule of its own."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import asyncio
 import base64
 import os
 import time
-from functools import partial
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -17,13 +16,12 @@ import msgspec
 from textual import events, log
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.command import CommandPalette, SearchIcon
+from textual.command import CommandPalette
 from textual.screen import Screen
 
 from ..bus import UserMessage
 from ..client import SessionClient
-from ..commands import (Clear, Command, Compact, Quit, Reply, SavedSession, SessionInfo,
-                        SwitchAgent, SwitchModel, UiSettings)
+from ..commands import Command, Quit, Reply, SavedSession, SessionInfo, UiSettings
 from .bridge import EventBridge
 from .neutral import NeutralClient
 from .prefs import load_prefs, save_prefs
@@ -48,17 +46,6 @@ def osc52(text: str) -> str:
     in a DCS passthrough: inside tmux that needs `allow-passthrough on`, while the plain
     sequence reaches the outer terminal with `set -g set-clipboard on` (see the README)."""
     return f"\x1b]52;c;{base64.b64encode(text.encode('utf-8')).decode('ascii')}\a"
-
-
-PALETTE_ICON = ">"  # Textual's 🔎 is an emoji: a box in xterm and in Chromium without one
-
-
-class Palette(CommandPalette):
-    """Textual's command palette with a search mark every terminal font has."""
-
-    def on_mount(self) -> None:
-        for icon in self.query(SearchIcon):
-            icon.icon = PALETTE_ICON
 
 
 def raw_driver_class(driver: type) -> type:
@@ -362,61 +349,14 @@ class RawApp(DisplayHook, App):  # frames through the driver's TerminalOutput, i
         except Exception as err:
             log.error(f"listing sessions failed: {err!r}")
         if self.use_command_palette and not CommandPalette.is_open(self):
+            from .palette import Palette
+
             self.push_screen(Palette(id="--command-palette"))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        main = self.main
-        yield SystemCommand("/compact", "Summarise the conversation to free context",
-                            partial(self.run_worker, partial(self.send, Compact())))
-        yield SystemCommand("/clear", "Start over with an empty conversation",
-                            partial(self.run_worker, partial(self.send, Clear())))
-        yield SystemCommand("Retry", "Run the last prompt again in place of its answer (Ctrl+R)",
-                            partial(self.run_worker, main.action_retry))
-        yield SystemCommand("Edit last prompt",
-                            "Edit your last prompt and resend it (e on a prompt in the chat)",
-                            main.action_edit_last)
-        yield SystemCommand("Search the chat", "Find text in the chat (Ctrl+F, / in the chat)",
-                            main.action_search)
-        info = self.info
-        for agent in info.agents:
-            if agent != info.agent:
-                yield SystemCommand(f"Agent: {agent}",
-                                    f"Switch to agent {agent} (its tools, rules, hooks and "
-                                    f"model) for the next turns; now {info.agent}",
-                                    partial(self.run_worker,
-                                            partial(self.send, SwitchAgent(agent=agent))))
-        for model in info.models:
-            if model != info.model:
-                yield SystemCommand(f"Model: {model}",
-                                    f"Run the next turns of {info.agent} on model {model}; "
-                                    f"now {info.model}",
-                                    partial(self.run_worker,
-                                            partial(self.send, SwitchModel(model=model))))
-        yield SystemCommand("Quit", "Close the session (SessionEnd runs) and exit",
-                            self.action_quit_session)
-        yield SystemCommand("Toggle sidebar", "Show or hide the panels",
-                            main.action_toggle_sidebar)
-        yield SystemCommand("Keys", "Show the keys of the focused widget",
-                            self.action_toggle_help)
-        yield SystemCommand("Earlier items", "Show chat items pruned from view",
-                            main.action_transcript)
-        for panel, title, action in main.panel_actions():
-            yield SystemCommand(
-                f"{title}: {action.get('label', action.get('id'))}",
-                f"{action.get('kind', '')} action of {panel}",
-                partial(self.run_worker, partial(main.run_panel_action, panel, action)))
-        here = self.client.info.cwd
-        for row in self.saved:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated_at))
-            where = f" · in {row.cwd}" if row.cwd else ""
-            mark = (f" [{os.path.basename(row.cwd.rstrip('/')) or row.cwd}]"
-                    if row.cwd and row.cwd != here else "")
-            yield SystemCommand(f"Resume: {row.title or '(no prompt)'}{mark}",
-                                f"saved session {row.id} · {when} · {row.events} events{where}",
-                                partial(self.resume_session, row.id))
-        for command in super().get_system_commands(screen):
-            if command.title in ("Theme",):
-                yield command
+        from .palette import system_commands
+
+        return system_commands(self, super().get_system_commands(screen))
 
     async def resume_session(self, session_id: str) -> None:
         """Close this session cleanly (as Ctrl+Q does), then reopen `session_id`."""

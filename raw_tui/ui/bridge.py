@@ -1,12 +1,13 @@
 """The bridge between a session and the screen: the transport calls `EventBridge.deliver`
-with every event; the bridge posts the event's message (messages.py) on the main screen's
-queue, so events are drawn in order. Until the session is open, live events wait: the saved
-history is posted first, then what was published meanwhile. The message classes are
-imported with the first events drawn, after the first frame."""
+with every event; the bridge posts it (`messages.EngineEvent`) on the main screen's queue,
+so events are drawn in order. Until the session is open, live events wait: the saved
+history is posted first, then what was published meanwhile."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from .messages import EngineEvent, ReplayFinished, ReplayStarted
 
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump
@@ -29,22 +30,18 @@ class EventBridge:
                 self._held = []
             self._held.append(event)
             return
-        from . import messages
-
-        self.target.post_message(messages.message_for(event))
+        self.target.post_message(EngineEvent(event))
 
     def release(self, target: MessagePump, replay: list[Any]) -> None:
         """Draw the saved history on `target`, then what was held, then go live."""
-        from . import messages
-
         self.target = target
-        target.post_message(messages.ReplayStarted())
+        target.post_message(EngineEvent(ReplayStarted(), live=False))
         for event in replay:
-            target.post_message(messages.message_for(event, live=False))
-        target.post_message(messages.ReplayFinished())
+            target.post_message(EngineEvent(event, live=False))
+        target.post_message(EngineEvent(ReplayFinished(), live=False))
         held, self._held = self._held or [], None
         for event in held:
-            target.post_message(messages.message_for(event))
+            target.post_message(EngineEvent(event))
 
     def close(self) -> None:
         """The app is exiting: events still coming are not drawn."""

@@ -9,8 +9,6 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import msgspec
-
 
 ESCAPES = {"\r": "\\r", "\x0b": "\\v", "\x0c": "\\f"}
 
@@ -24,7 +22,7 @@ class EffectLine:
 
 def preview_files(preview: Any) -> list[Any]:
     """The `FilePreview`s of an event's preview (none when it has no preview)."""
-    if preview is None or preview is msgspec.UNSET:
+    if preview is None:
         return []
     return list(getattr(preview, "files", None) or ())
 

@@ -64,7 +64,7 @@ async def stream_into(messages: int) -> float:
             session.publish(ev.AssistantDelta(text=token))
             await asyncio.sleep(0)
         session.publish(ev.AssistantText(text=text))
-        while app.main.streaming is not None or getattr(app.main.chat.rows()[-1], "text", "") != text:
+        while app.main.conversation.transcript.streaming is not None or getattr(app.main.chat.rows()[-1], "text", "") != text:
             await asyncio.sleep(0.001)
         await pilot.pause()  # the last frame
         return time.perf_counter() - start
@@ -263,7 +263,7 @@ async def through(transport: str) -> float:
         for event in events:  # as fast as a session can publish: one event per loop turn
             session.publish(event)
             await asyncio.sleep(0)
-        while len(app.main.tool_calls) < CALLS or app.main.streaming is not None:
+        while len(app.main.conversation.tool_calls.views) < CALLS or app.main.conversation.transcript.streaming is not None:
             await asyncio.sleep(0.001)
         await pilot.pause()
         return time.perf_counter() - start

@@ -79,7 +79,7 @@ async def test_assistant_text_streams_into_one_markdown_widget(session):
         await pilot.pause()
         assert len(app.query(AssistantMessageView)) == 1
         assert "Hello wide world!" in flat(screen_text(app))
-        assert app.main.streaming is None
+        assert app.main.conversation.transcript.streaming is None
 
 
 async def test_a_sent_prompt_is_drawn_before_an_instant_reply_is(session):
@@ -211,7 +211,7 @@ async def test_replay_draws_history_before_live_events_without_opening_modals(se
         assert "ignored" not in text
         assert "asked by rule #1 → approved" in text
         assert "Restored" in text
-        assert app.main.approvals == [] and app.screen is app.screen_stack[0]
+        assert app.main.conversation.approvals.pending == [] and app.screen is app.screen_stack[0]
 
 
 async def test_status_line_shows_turn_state_and_steps(session):
@@ -232,7 +232,7 @@ async def test_replay_shows_how_a_form_ended_without_reopening_it(session):
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert "(answered)" in screen_text(app)
-        assert app.main.questions == {} and "question" not in screen_text(app).split("\n")[-1]
+        assert app.main.conversation.forms.questions == {} and "question" not in screen_text(app).split("\n")[-1]
 
 
 async def test_a_long_replay_mounts_only_the_last_rows(session):

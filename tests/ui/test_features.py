@@ -9,7 +9,6 @@ from textual.command import CommandPalette
 
 from raw_tui import bus as ev
 from raw_tui.commands import (EditPrompt, Prompt, Reply, Retry, SwitchAgent, SwitchModel)
-from raw_tui.ui import messages
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.prefs import load_prefs
 from raw_tui.ui.welcome import WelcomeCard
@@ -41,7 +40,7 @@ async def test_ctrl_r_retries_and_the_replaced_turn_leaves_the_chat(session):
         assert text.count("second question") == 1
         assert "↻ retried" in text
         assert [v.turn_id for v in app.query(UserMessageView)] == ["t1", "t3"]
-        assert any(isinstance(m, messages.TurnRewound) for m in received)
+        assert any(isinstance(getattr(m, "event", None), ev.TurnRewind) for m in received)
 
 
 async def test_a_refused_retry_says_why(session):
@@ -126,7 +125,7 @@ async def test_esc_stops_editing_and_enter_on_a_prompt_edits_too(session):
         assert app.query_one(Composer).text == "second question"
         await pilot.press("escape")
         await pilot.pause()
-        assert app.main.editing is None and app.query_one(Composer).text == ""
+        assert app.main.conversation.prompts.editing is None and app.query_one(Composer).text == ""
         await pilot.press(*"new one", "enter")
         await pilot.pause()
         assert session.sent(Prompt) == [Prompt(text="new one")]

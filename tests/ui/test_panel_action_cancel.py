@@ -53,4 +53,4 @@ async def test_escape_cancels_a_running_panel_action(tmp_path):
             await pilot.pause(0.02)
         assert session.sent(Cancel) == [Cancel()]
         await pilot.pause()
-        assert app.screen.actions_running == 0
+        assert app.screen.conversation.panels.actions_running == 0

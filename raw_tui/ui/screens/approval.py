@@ -6,9 +6,8 @@ under the session's working directory read relative to it; `p` shows them absolu
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
-import msgspec
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,10 +20,6 @@ from ...bus import ApprovalRequest
 from ..neutral import json_text
 from ..preview import effect_lines, preview_files, preview_text, relative_to, visible
 from ..styles import stylesheet
-
-
-def _get(value: Any) -> Any:
-    return None if value is msgspec.UNSET else value
 
 
 class ApprovalScreen(ModalScreen[bool]):
@@ -52,8 +47,7 @@ class ApprovalScreen(ModalScreen[bool]):
             title.append("?")
             yield Static(title, id="approval-title")
             who = Text(r.identity, style="dim")
-            rule = _get(getattr(r, "rule", msgspec.UNSET))
-            who.append(f" · asked by tools.rules[{rule}]" if rule is not None
+            who.append(f" · asked by tools.rules[{r.rule}]" if r.rule is not None
                        else " · asked by a rule", style="dim")
             yield Static(who, id="approval-identity")
             with VerticalScroll(id="approval-body"):
@@ -69,14 +63,12 @@ class ApprovalScreen(ModalScreen[bool]):
 
     def _sections(self) -> ComposeResult:
         r = self.request
-        effects = _get(r.effects)
-        preview = _get(getattr(r, "preview", msgspec.UNSET))
+        effects, preview, observed = r.effects, r.preview, r.observed
         shown = self.shown()
         relative = relative_to(getattr(getattr(self.app, "info", None), "cwd", "") or "")
         paths = [e.path for e in effect_lines(effects, preview)] + [
             f.path for f in preview_files(preview)]
         self.shortened = any(relative(path) != path for path in paths)
-        observed = _get(getattr(r, "observed", msgspec.UNSET))
         yield Static(Text("Intended effects", style="bold underline"), classes="section-title")
         lines = effect_lines(effects, preview)
         if lines:
@@ -92,8 +84,7 @@ class ApprovalScreen(ModalScreen[bool]):
                                 word_wrap=True, background_color="default"))
         elif observed is None:
             yield Static(Text("(this tool declares no effects)", style="dim"))
-        if observed is not None or _get(getattr(r, "sandbox", msgspec.UNSET)) \
-                or _get(getattr(r, "reason", msgspec.UNSET)):
+        if observed is not None or r.sandbox or r.reason:
             yield from observed_sections(r)
         diff = preview_text(preview, shown)
         if diff:
@@ -158,12 +149,10 @@ def observed_sections(r: ApprovalRequest) -> ComposeResult:
     """A sandboxed bash call (docs/sandbox.md): why it asks, what its dry run changed in the
     layer (the files; their diff follows), what was thrown away, its output, the network;
     or, plainly, that it was not previewed."""
-    reason = _get(getattr(r, "reason", msgspec.UNSET))
-    if reason == "protected_path":
+    if r.reason == "protected_path":
         yield Static(Text("⚠ asks because it touches raw-tui's own files (the config, its "
                           "tools/ or hooks/)", style="bold red"), classes="effect-warning")
-    status = _get(getattr(r, "sandbox", msgspec.UNSET))
-    observed = _get(getattr(r, "observed", msgspec.UNSET))
+    status, observed = r.sandbox, r.observed
     if observed is None:
         if status:
             style = "bold red" if status.startswith("sandbox off") else "dim"

@@ -5,11 +5,14 @@ imported when the first one is drawn: Markdown is a slow import.)"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from .safe import SafeStatic
+
+if TYPE_CHECKING:
+    from ... import bus as ev
 
 
 class UserMessageView(SafeStatic):
@@ -32,14 +35,14 @@ class UserMessageView(SafeStatic):
 class HookRow(SafeStatic):
     """`Hook ID EVENT: OUTCOME · message` (dim)."""
 
-    def __init__(self, event: Any) -> None:
+    def __init__(self, event: ev.HookEvent) -> None:
         super().__init__(classes="chat-item receipt hook")
         self.event = event
 
     def build(self) -> Text:
         e = self.event
         line = f"Hook {e.id} {e.event}: {e.outcome}"
-        extra = _set(getattr(e, "message", None)) or _set(getattr(e, "code", None))
+        extra = e.message or e.code
         if extra:
             line += f" · {extra}"
         style = "dim red" if e.outcome in ("denied", "error") else "dim"
@@ -49,14 +52,14 @@ class HookRow(SafeStatic):
 class PanelReceiptRow(SafeStatic):
     """`▸ Title r5 · 3/7 · summary`, or a dim rejection line."""
 
-    def __init__(self, event: Any, progress: Any = None) -> None:
+    def __init__(self, event: ev.PanelReceipt, progress: Any = None) -> None:
         super().__init__(classes="chat-item receipt panel-receipt")
         self.event = event
         self.progress = progress
 
     def build(self) -> Text:
         e = self.event
-        error = _set(getattr(e, "error", None))
+        error = e.error
         if error is not None:
             return Text(f"▸ {e.title} update rejected: {error.code} {error.message}",
                         style="dim red")
@@ -81,9 +84,3 @@ class NoticeRow(SafeStatic):
     def build(self) -> Text:
         return Text(self.text, style=self.STYLES.get(self.level, ""))
 
-
-def _set(value: Any) -> Any:
-    """None for msgspec.UNSET and None."""
-    import msgspec
-
-    return None if value is None or value is msgspec.UNSET else value

@@ -3,9 +3,8 @@ progress) and its blocks, updated in place from `panel_state` events."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
 from rich.console import Group
 from rich.text import Text
 from textual.containers import Vertical
@@ -16,11 +15,15 @@ from ..blocks import bar, item_names, item_text, plain_block, render_block
 from .navigator import Target
 from .safe import SafeStatic
 
-def extra(state: Any, name: str) -> Any:
+if TYPE_CHECKING:
+    from ... import bus as ev
+
+
+def extra(state: ev.PanelState, name: str) -> Any:
     """A field the panel_state event may carry (actions, icon, title) or, failing that, the
     document's own key of that name."""
     value = getattr(state, name, None)
-    if value is None or value is msgspec.UNSET:
+    if value is None:
         doc = state.document if isinstance(state.document, dict) else {}
         value = doc.get(name)
     return value
@@ -97,7 +100,7 @@ class BlockView(SafeStatic):
 
 
 class PanelView(Vertical):
-    def __init__(self, state: Any, *, cursor_blink: bool = False) -> None:
+    def __init__(self, state: ev.PanelState, *, cursor_blink: bool = False) -> None:
         super().__init__(classes="panel")
         self.state = state
         self.panel_id: str = state.panel
@@ -163,7 +166,7 @@ class PanelView(Vertical):
         """Its FormView, if it has one."""
         return next(iter(self.query("FormView")), None)
 
-    async def update_state(self, state: Any) -> None:
+    async def update_state(self, state: ev.PanelState) -> None:
         """Change in place: same blocks (ids and form-ness) update, otherwise remount."""
         self.state = state
         if self.parent is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.binding import Binding
@@ -11,6 +11,7 @@ from textual.widgets import Static
 from .navigator import Navigator, Target, nav_bindings
 
 if TYPE_CHECKING:
+    from ... import bus as ev
     from .panel_view import PanelView
 
 
@@ -38,7 +39,7 @@ class Sidebar(Navigator):
     def compose(self):
         yield self.empty
 
-    async def upsert(self, state: Any) -> PanelView | None:
+    async def upsert(self, state: ev.PanelState) -> PanelView | None:
         view = self.panels.get(state.panel)
         if state.document is None:
             if view is not None:

@@ -5,7 +5,7 @@ then the global keys down to `^q quit`, then none): the state never gives way to
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from rich.text import Text
@@ -14,6 +14,9 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from ...errors import TRUNCATED
+
+if TYPE_CHECKING:
+    from ... import bus as ev
 
 STATE_STYLE = {"idle": "green", "running": "bold yellow", "cancelling": "bold red",
                "closing": "dim", "starting": "dim"}
@@ -67,11 +70,11 @@ class StatusLine(Horizontal):
         self.status.agent, self.status.model = agent, model
         self.show(self.status)
 
-    def session_start(self, event: Any) -> None:
+    def session_start(self, event: ev.SessionStart) -> None:
         self.status.agent = event.agent
         self.show(self.status)
 
-    def turn_state(self, event: Any) -> None:
+    def turn_state(self, event: ev.TurnState) -> None:
         status = self.status
         if event.state == "running" and status.state != "running":
             status.truncated = False
@@ -79,7 +82,7 @@ class StatusLine(Horizontal):
         status.max_steps = event.max_steps or status.max_steps
         self.show(status)
 
-    def hooks_reload(self, event: Any) -> str:
+    def hooks_reload(self, event: ev.HooksReload) -> str:
         """Shows the reload's outcome; returns the notice."""
         self.status.notice = ((event.message or "hooks reloaded") if event.ok
                               else f"hooks reload rejected: {event.message}")
@@ -87,7 +90,7 @@ class StatusLine(Horizontal):
         self.show(self.status)
         return self.status.notice
 
-    def usage(self, event: Any) -> None:
+    def usage(self, event: ev.TokenUsage) -> None:
         """The context the last model request used: a share of the window when the config
         names one, else a count of tokens."""
         window = getattr(event, "context_window_tokens", None)
@@ -97,7 +100,7 @@ class StatusLine(Horizontal):
             self.status.context = f"context {event.input_tokens:,} tokens"
         self.show(self.status)
 
-    def run_end(self, event: Any) -> None:
+    def run_end(self, event: ev.RunEnd) -> None:
         self.status.truncated = getattr(event, "code", None) == TRUNCATED
         self.show(self.status)
 

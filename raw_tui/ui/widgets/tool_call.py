@@ -10,9 +10,8 @@ at the result or the end of the turn, so an idle screen sends nothing to the ter
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
 from rich.console import Group
 from rich.text import Text
 
@@ -22,16 +21,15 @@ from ..neutral import json_text
 from ..preview import effect_lines
 from .safe import SafeStatic
 
+if TYPE_CHECKING:
+    from ... import bus as ev
+
 COLLAPSED_LINES = 3
 LIVE_KEEP_CHARS = 8192  # the running output kept on screen (its tail)
 LIVE_LINES = 6  # of which this many lines show (all kept ones when expanded)
 TICK_S = 0.25  # spinner frame; the elapsed time changes once a second
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ARGS_CLIP = 160
-
-
-def _get(value: Any) -> Any:
-    return None if value is msgspec.UNSET else value
 
 
 def result_text(content: Any) -> str:
@@ -46,12 +44,10 @@ def result_text(content: Any) -> str:
     return "\n".join(parts)
 
 
-def progress_text(event: Any) -> str:
+def progress_text(event: ev.ToolProgress) -> str:
     """`3/10 · step 3` from a ToolProgress event."""
-    total = _get(getattr(event, "total", msgspec.UNSET))
-    message = _get(getattr(event, "message", msgspec.UNSET))
-    done = f"{event.progress:g}" + (f"/{total:g}" if total is not None else "")
-    return done + (f" · {message}" if message else "")
+    done = f"{event.progress:g}" + (f"/{event.total:g}" if event.total is not None else "")
+    return done + (f" · {event.message}" if event.message else "")
 
 
 def elapsed_text(seconds: float) -> str:
@@ -89,8 +85,8 @@ class ToolCallView(SafeStatic):
         self.asked = False
         self.rule: int | None = None
         self.allowed: bool | None = None  # the approval answer
-        self.result: Any = None  # ToolResultEvent
-        self.progress: Any = None  # the last ToolProgress while it runs
+        self.result: ev.ToolResultEvent | None = None
+        self.progress: ev.ToolProgress | None = None  # the last one while it runs
         self.policy: str | None = None  # the tool_call's verdict: allow | ask
         self.live_output = ""  # the tail of the output so far, while it runs
         self.started: float | None = None  # when it began to run (monotonic), live only
@@ -98,43 +94,39 @@ class ToolCallView(SafeStatic):
         self.expanded = False
 
     # the events of its call --------------------------------------------------------------
-    def tool_call(self, event: Any, *, live: bool = False) -> None:
+    def tool_call(self, event: ev.ToolCall, *, live: bool = False) -> None:
         self.identity, self.tool_name = event.identity, event.name
-        self.arguments, self.effects = event.arguments, _get(event.effects)
-        self.summary = _get(getattr(event, "summary", msgspec.UNSET))
-        self.policy = _get(getattr(event, "policy", msgspec.UNSET))
-        rule = _get(getattr(event, "rule", msgspec.UNSET))
-        if rule is not None:
-            self.rule = rule
+        self.arguments, self.effects = event.arguments, event.effects
+        self.summary, self.policy = event.summary, event.policy
+        if event.rule is not None:
+            self.rule = event.rule
         if live and self.policy == "allow":
             self.start_running()
         self._changed()
 
-    def approval_request(self, event: Any) -> None:
+    def approval_request(self, event: ev.ApprovalRequest) -> None:
         self.asked = True
-        self.rule = _get(getattr(event, "rule", msgspec.UNSET))
-        self.preview = _get(getattr(event, "preview", msgspec.UNSET))
+        self.rule, self.preview = event.rule, event.preview
         if self.arguments is None:
             self.identity, self.tool_name = event.identity, event.name
-            self.arguments, self.effects = event.arguments, _get(event.effects)
+            self.arguments, self.effects = event.arguments, event.effects
         self._changed()
 
-    def approval_decision(self, event: Any, *, live: bool = False) -> None:
+    def approval_decision(self, event: ev.ApprovalDecision, *, live: bool = False) -> None:
         self.allowed = event.allow
         if live and event.allow:
             self.start_running()
         self._changed()
 
-    def tool_result(self, event: Any) -> None:
+    def tool_result(self, event: ev.ToolResultEvent) -> None:
         self.result = event
         self.live_output = ""
         self.stop_running()
         self._changed()
 
-    def tool_output(self, event: Any) -> None:
+    def tool_output(self, event: ev.ToolOutput) -> None:
         """Live output (never replayed): its tail is kept and the call is running."""
-        cut = _get(getattr(event, "cut", 0)) or 0
-        gap = f"[… {cut} bytes not shown …]\n" if cut else ""
+        gap = f"[… {event.cut} bytes not shown …]\n" if event.cut else ""
         self.live_output = (self.live_output + gap + event.text)[-LIVE_KEEP_CHARS:]
         self.start_running()
         self._changed()
@@ -177,7 +169,7 @@ class ToolCallView(SafeStatic):
             self.ticker.stop()
             self.ticker = None
 
-    def tool_progress(self, event: Any) -> None:
+    def tool_progress(self, event: ev.ToolProgress) -> None:
         self.progress = event
         self._changed()
 
@@ -191,7 +183,7 @@ class ToolCallView(SafeStatic):
 
     # drawing ------------------------------------------------------------------------------
     def decision(self) -> tuple[str, str]:
-        code = _get(getattr(self.result, "code", msgspec.UNSET)) if self.result else None
+        code = self.result.code if self.result else None
         rule = f" by rule #{self.rule}" if self.rule is not None else ""
         if code in DENIAL_CODES and code != APPROVAL_DENIED:
             return f"denied · {code}", "bold red"
@@ -264,14 +256,14 @@ class ToolCallView(SafeStatic):
 
     def _result_lines(self) -> list[Text]:
         r = self.result
-        code = _get(getattr(r, "code", msgspec.UNSET))
+        code = r.code
         body = result_text(r.content).rstrip("\n").split("\n")
         mark = Text("  ✘ " if r.isError else "  ✔ ", style="red" if r.isError else "green")
         if code and body[:1] == [code]:
             body = body[1:]  # the text only repeats the code
         if code:
             mark.append(f"{code} ", style="bold red" if r.isError else "dim")
-        if _get(getattr(r, "truncated", msgspec.UNSET)):
+        if r.truncated:
             mark.append("(truncated) ", style="dim")
         out = [mark + Text(body[0] if body else "")]
         rest = body[1:]
