@@ -565,6 +565,11 @@ class MainScreen(Screen):
         await self.chat.drop_from(view)
         await self.add_notice(REWIND_TEXT.get(event.reason, event.reason), "info")
 
+    async def on_files_undone(self, message: msg.FilesUndone) -> None:
+        from ..undo import draw_undo
+
+        await self._safely(message, lambda event, live: draw_undo(self, event, live))
+
     async def on_agent_model_switched(self, message: msg.AgentModelSwitched) -> None:
         event = message.event
         self.status_line.switch(event.agent, event.model)
@@ -680,7 +685,9 @@ class MainScreen(Screen):
             return
         else:
             command = Prompt(text=message.text)
-        reply = await self.app.send(command, notify=False)
+        from ..undo import send_rewind  # an edit may restore its turns' files (ui/undo.py)
+
+        reply = await send_rewind(self, command, notify=False)
         if not reply.ok and reply.code == BUSY and isinstance(command, Prompt):
             self.prompt_queue.add(message.text)  # a turn runs: sent when it ends
             if self.status_line.status.state == "idle":  # ... it ended meanwhile
@@ -745,7 +752,12 @@ class MainScreen(Screen):
             self.notify("no prompt to edit", timeout=2)
 
     async def action_retry(self) -> None:
-        reply = await self.app.send(Retry())
+        self.run_worker(self.retry(), group="retry")  # its files' preview waits (ui/undo.py)
+
+    async def retry(self) -> None:
+        from ..undo import send_rewind
+
+        reply = await send_rewind(self, Retry())
         if reply.ok and self.editing is not None:
             self.stop_editing()
             self.composer.clear()
