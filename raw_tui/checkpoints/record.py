@@ -1,8 +1,9 @@
 """What dispatch calls around a change to the user's files (docs/checkpoints.md).
 
 - write_file: before its handler, the previous state of every path its effects name (the
-  file a symlink points to as well, and the folders a write would create); after it, the
-  state it left.
+  file a symlink points to as well, and the folders a write would create), its content
+  copied as it is; after it, the state it left, and the content's chunking and hashing
+  handed to the store's settling thread (store.py).
 - a bash layer: the sandbox asks `before(scan)` once the layer is checked and before any
   step is applied, `after` once it is committed, `void` when it was refused.
 - bash outside the overlay (mode workspace or off, a run not previewed): noted as
@@ -35,7 +36,8 @@ class Recorder:
             paths = write_file_paths(call.effects)
             if paths:
                 try:
-                    call.checkpoint = self.store.record(call.turn_id or "", call.call_id, paths)
+                    call.checkpoint = self.store.record(call.turn_id or "", call.call_id, paths,
+                                                        defer=True)
                 except OSError as err:
                     from .. import errors
                     from ..tools.dispatch import Stop
@@ -50,6 +52,7 @@ class Recorder:
         c = getattr(call, "checkpoint", None)
         if identity == WRITE_FILE and c is not None:
             self.store.after(c)
+            self.store.settle_later(c)  # chunked and hashed after the commit (store.py)
         if identity == BASH and call.report.outcome == "ran":
             box = call.sandbox
             if box is None or getattr(box, "unobserved", False):
