@@ -81,7 +81,7 @@ class LayerHook:
 
     def before(self, scan: Any) -> Checkpoint:
         c = self.recorder.store.record(self.call.turn_id or "", self.call.call_id,
-                                       layer_paths(scan))
+                                       layer_paths(scan, self.recorder.cwd))
         self.call.checkpoint = c
         return c
 
@@ -108,20 +108,42 @@ def write_file_paths(effects: Any) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def layer_paths(scan: Any) -> list[str]:
+def layer_paths(scan: Any, workspace: str | None = None) -> list[str]:
     """Every path the layer's commit changes; a folder it removes or replaces, with
-    everything under it."""
+    everything under it; a file with other hard links (the commit writes it in place:
+    raw_tui/tools/sandbox/commit.py), its other names in `workspace` too."""
     out: list[str] = []
+    linked: set[tuple[int, int]] = set()
     for entry in scan.files:
         path = entry["path"]
         out.append(path)
         try:
-            is_dir = stat.S_ISDIR(os.lstat(path).st_mode)
+            st = os.lstat(path)
         except OSError:
-            is_dir = False
-        if is_dir and (entry["operation"] == "delete" or entry["kind"] != "dir"):
+            continue
+        if stat.S_ISDIR(st.st_mode) and (entry["operation"] == "delete"
+                                         or entry["kind"] != "dir"):
             out += state.subtree(path)
+        elif stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            linked.add((st.st_dev, st.st_ino))
+    if linked and workspace:
+        out += other_links(workspace, linked)
     return list(dict.fromkeys(out))
+
+
+def other_links(root: str, inodes: set[tuple[int, int]]) -> list[str]:
+    """The regular files under `root` that are one of `inodes` (symlinks not followed)."""
+    out: list[str] = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if st.st_nlink > 1 and (st.st_dev, st.st_ino) in inodes:
+                out.append(path)
+    return out
 
 
 def for_session(session: Any) -> Recorder | None:
