@@ -17,12 +17,11 @@ from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..commands import Command, EditPrompt, Reply, Retry, Undo
-from ..errors import NOTHING_TO_UNDO
+from ..errors import CANCELLED, NOTHING_TO_UNDO
 from .preview import relative_to
 from .widgets.safe import SafeStatic
 
 PALETTE_TITLE = "Undo changes of this turn…"
-CANCELLED = "cancelled"
 
 
 # the turn ---------------------------------------------------------------------------------
