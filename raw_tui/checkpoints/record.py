@@ -52,7 +52,7 @@ class Recorder:
         c = getattr(call, "checkpoint", None)
         if identity == WRITE_FILE and c is not None:
             self.store.after(c)
-            self.store.settle_later(c)  # chunked and hashed after the commit (store.py)
+            settle_after_the_call(self.store, c)
         if identity == BASH and call.report.outcome == "ran":
             box = call.sandbox
             if box is None or getattr(box, "unobserved", False):
@@ -70,6 +70,18 @@ class Recorder:
                 f"checkpoints of {len(dropped)} older turn{'s' if len(dropped) > 1 else ''} "
                 f"dropped: they passed ui.checkpoint_bytes ({self.store.limit} bytes); "
                 "those turns can no longer be undone")))
+
+
+def settle_after_the_call(store: Store, c: Any) -> None:
+    """`c`'s content chunked and hashed once the call has returned (store.py): on the settling
+    thread, started from the event loop's next turn, so that it does not compete with the
+    rest of the call for the interpreter."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop().call_soon(store.settle_later, c)
+    except RuntimeError:  # no event loop (a direct caller): now
+        store.settle_later(c)
 
 
 class LayerHook:

@@ -11,11 +11,14 @@ changes nothing has none).
   `undo {turn, undone, paths}`, `pack {pack, objects}` (chunks kept when older packs went),
   `dropped {ids, turns}`, `settled {id, pack, objects, paths}` (a deferred checkpoint's
   content chunked, see below). A torn last line (a killed process) is ignored.
-- A write_file's checkpoint is deferred: before the write its files' previous bytes are
-  copied as they are into `packs/<id>.pack` (a state's `raw: [pack, offset, length]`, no
-  digest yet); after the commit a background thread cuts and hashes them into chunks (a new
-  pack of the chunks no earlier checkpoint had), records `settled`, and deletes the raw
-  pack. An undo settles whatever is left first (a killed process leaves it raw).
+- A write_file's checkpoint is deferred: before the write each file's previous content is
+  kept by a hard link `staged/<id>-<n>` (write_file replaces a file by a rename, so the link
+  keeps the old inode; `raw: ["@<id>-<n>", 0, size]`), or, where no link can be made (another
+  file system, a file with other links), copied as it is into `packs/<id>.pack` (`raw:
+  [pack, offset, length]`); no digest yet. After the commit a background thread cuts and
+  hashes it into chunks (a new pack of the chunks no earlier checkpoint had), records
+  `settled`, and deletes the link or the raw pack. An undo settles whatever is left first (a
+  killed process leaves it raw).
 - `packs/<id>.pack`: the chunks a checkpoint stored that no earlier one had, one after the
   other; `objects` maps each chunk's SHA-256 to `[offset, length]` in it. Equal content is
   stored once per session (raw_tui/checkpoints/chunks.py cuts it).
@@ -29,6 +32,7 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -162,9 +166,11 @@ class Store:
             self.order.append(("before", c.id, c.paths))
             self._seq = max(self._seq, int(r["id"].lstrip("k") or 0))
             self._add_objects(r.get("pack"), r.get("objects") or {})
-            raw = sum(s["raw"][2] for s in c.paths.values() if "raw" in s)
-            if raw and c.pack is not None:
-                self.pack_bytes[c.pack] = self.pack_bytes.get(c.pack, 0) + raw
+            for s in c.paths.values():
+                raw = s.get("raw")
+                if raw:  # copied into its pack, or a staged link (counted under "@id")
+                    key = f"@{c.id}" if raw[0].startswith("@") else raw[0]
+                    self.pack_bytes[key] = self.pack_bytes.get(key, 0) + raw[2]
         elif kind == "after" and r["id"] in by_id:
             by_id[r["id"]].after = r["paths"]
             self.writes.append((r["id"], r["paths"]))
@@ -190,6 +196,7 @@ class Store:
                     recorded.pop("raw", None)
                     recorded.update(digest)
             self.pack_bytes.pop(c.pack or "", None)
+            self.pack_bytes.pop(f"@{c.id}", None)
             c.pack = r.get("pack")
             if c.pack is not None:
                 self._seq = max(self._seq, int(c.pack.lstrip("k") or 0))
@@ -247,8 +254,10 @@ class Store:
             pack = _PackWriter(self, ident)
             try:
                 if defer:
-                    recorded = {p: state.of(p, pack.store_raw, raw=True)
-                                for p in dict.fromkeys(paths)}
+                    recorded = {}
+                    for p in dict.fromkeys(paths):
+                        recorded[p] = self._stage(p, ident, len(recorded)) \
+                            or state.of(p, pack.store_raw, raw=True)
                 else:
                     recorded = {p: state.of(p, pack.store) for p in dict.fromkeys(paths)}
             finally:
@@ -261,6 +270,42 @@ class Store:
             return self.checkpoints[-1]
 
     # deferred content --------------------------------------------------------------------
+    def _stage(self, path: str, ident: str, n: int) -> State | None:
+        """A file with no other hard link, kept by a hard link of its own under `staged/`:
+        write_file replaces it by a rename, so the link keeps its previous content without
+        a byte copied (a copy's data would be flushed by the write's own fsync). None where
+        that cannot be done (another file system, other links, not a file): copied then."""
+        try:
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+                return None
+            folder = self.dir / "staged"
+            if not folder.is_dir():
+                self._ensure_dir()
+                folder.mkdir(mode=0o700, exist_ok=True)
+            name = f"{ident}-{n}"
+            os.link(path, folder / name, follow_symlinks=False)
+        except OSError:
+            return None
+        linked = os.lstat(folder / name)
+        if linked.st_ino != st.st_ino or linked.st_nlink != 2 or linked.st_size != st.st_size \
+                or linked.st_mtime_ns != st.st_mtime_ns:  # replaced or written meanwhile
+            os.unlink(folder / name)
+            return None
+        return {"kind": "file", "mode": stat.S_IMODE(st.st_mode), "size": st.st_size,
+                "mtime": st.st_mtime_ns, "ino": st.st_ino, "ctime": st.st_ctime_ns,
+                "raw": [f"@{name}", 0, st.st_size]}
+
+    def _unstage(self, c: Checkpoint) -> None:
+        for s in c.paths.values():
+            raw = s.get("raw")
+            if raw and raw[0].startswith("@"):
+                try:
+                    os.unlink(self.dir / "staged" / raw[0][1:])
+                except FileNotFoundError:
+                    pass
+        self.pack_bytes.pop(f"@{c.id}", None)
+
     def settle_later(self, c: Checkpoint) -> None:
         """Chunk and hash `c`'s raw content on the settling thread (after its commit)."""
         if not _raw_paths(c):
@@ -298,8 +343,15 @@ class Store:
             old_pack = c.pack
             record = {"t": "settled", "id": c.id, "pack": ident if writer.objects else None,
                       "objects": writer.objects, "paths": digests}
+            links = [c.paths[p]["raw"][0][1:] for p in raw
+                     if c.paths[p]["raw"][0].startswith("@")]
             self._append(record)
             self._apply(record)
+            for name in links:
+                try:
+                    os.unlink(self.dir / "staged" / name)
+                except FileNotFoundError:
+                    pass
             if old_pack is not None:
                 try:
                     os.unlink(self.dir / "packs" / f"{old_pack}.pack")
@@ -331,6 +383,7 @@ class Store:
         with self._mutex:
             self._append({"t": "void", "id": c.id})
             c.void = True
+            self._unstage(c)
             if _raw_paths(c) and c.pack is not None:  # its raw copy serves nothing now
                 self.pack_bytes.pop(c.pack, None)
                 try:
@@ -353,6 +406,11 @@ class Store:
     # reading -----------------------------------------------------------------------------
     def content(self, recorded: State) -> bytes:
         raw = recorded.get("raw")
+        if raw is not None and raw[0].startswith("@"):  # deferred: the staged link
+            data = state.read_bytes(str(self.dir / "staged" / raw[0][1:]))
+            if len(data) != raw[2]:
+                raise OSError(f"staged checkpoint content {raw[0][1:]} is damaged")
+            return data
         if raw is not None:  # deferred, not settled yet: the bytes as they were copied
             pack, off, length = raw
             with self._mutex, open(self.dir / "packs" / f"{pack}.pack", "rb") as f:
@@ -410,6 +468,8 @@ class Store:
                 continue
             for s in c.paths.values():
                 used.update(s.get("chunks", []))
+        for c in gone:
+            self._unstage(c)
         packs = {pack for c in gone if (pack := c.pack) is not None}
         # chunks of those packs still used: moved to a new pack first
         keep = {sha: loc for sha, loc in self.index.items() if loc[0] in packs and sha in used}

@@ -55,6 +55,7 @@ def test_checkpoint_of_a_1_mib_write_file_against_the_write(tmp_path):
                     "write_file", args, call_id=f"c{i}", turn_id=f"t{i}"))
                 times.append(time.perf_counter() - start)
                 assert rep.outcome == "ran" and not rep.result.isError
+                loop.run_until_complete(asyncio.sleep(0))  # the loop goes on after a call
                 if with_checkpoints:
                     store.close()  # the settling of this one is not the next one's cost
         finally:

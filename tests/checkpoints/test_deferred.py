@@ -1,6 +1,6 @@
-"""A write_file's checkpoint is deferred (docs/checkpoints.md, "Storage"): the previous bytes
-are copied as they are before the write, chunked and hashed after it on the store's settling
-thread; through a real `raw-tui run` the settled store keeps one copy of equal content, and a
+"""A write_file's checkpoint is deferred (docs/checkpoints.md, "Storage"): the previous file
+is kept by a hard link (or its bytes copied) before the write, chunked and hashed after it on
+the store's settling thread; through a real `raw-tui run` the settled store keeps one copy of equal content, and a
 checkpoint a killed process left raw is restored by `sessions undo`, which settles it."""
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ def test_a_write_files_checkpoint_is_copied_raw_then_settled_into_chunks(tmp_pat
     store = Store(s.session_id)
     assert store.content(store.checkpoints[0].paths[path]) == big
     assert store.bytes_stored() < len(big) + 64 * 1024  # one copy, not two
-    packs = {p.name for p in (checkpoint_dir(s.session_id) / "packs").iterdir()}
-    assert f"{first['id']}.pack" not in packs  # the raw copy went once settled
+    assert first["paths"][path]["raw"][0].startswith("@")  # a hard link, no byte copied
+    assert list((checkpoint_dir(s.session_id) / "staged").iterdir()) == []  # gone, settled
     code, report, _ = s.undo("--turn", "1")
     assert code == 0 and (s.work / "big.txt").read_bytes() == big
 
@@ -51,7 +51,8 @@ def test_a_checkpoint_left_raw_by_a_killed_process_is_settled_and_undone(tmp_pat
     target.write_bytes(b"before\n" * 30_000)
     store = Store("s-raw", base=tmp_path / "ck")
     c = store.record("t1", "c1", [str(target)], defer=True)
-    target.write_bytes(b"after\n")
+    (work / "new").write_bytes(b"after\n")
+    os.replace(work / "new", target)  # as write_file commits: a rename
     store.after(c)  # ... and the process dies: never settled
     again = Store("s-raw", base=tmp_path / "ck")
     assert "raw" in again.checkpoints[0].paths[str(target)]
@@ -65,3 +66,19 @@ def test_a_checkpoint_left_raw_by_a_killed_process_is_settled_and_undone(tmp_pat
     recorded = reloaded.checkpoints[0].paths[str(target)]
     assert "raw" not in recorded and recorded["sha"]
     assert os.listdir(tmp_path / "ck" / "s-raw" / "packs") == [f"{reloaded.checkpoints[0].pack}.pack"]
+
+
+def test_a_file_with_other_links_is_copied_not_linked(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    target = work / "a.txt"
+    target.write_bytes(b"shared\n" * 20_000)
+    os.link(target, work / "other.txt")
+    store = Store("s-copy", base=tmp_path / "ck")
+    c = store.record("t1", "c1", [str(target)], defer=True)
+    raw = c.paths[str(target)]["raw"]
+    assert raw[0] == c.id and raw[2] == len(b"shared\n" * 20_000)  # in its pack
+    assert os.stat(target).st_nlink == 2  # no link of ours added
+    store.settle(c)
+    assert store.content(c.paths[str(target)]) == b"shared\n" * 20_000
+    assert not (tmp_path / "ck" / "s-copy" / "packs" / f"{c.id}.pack").exists()
