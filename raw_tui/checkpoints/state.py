@@ -23,8 +23,13 @@ ABSENT: State = {"kind": "absent"}
 def read_bytes(path: str) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read()
+        parts = []
+        size = max(os.fstat(fd).st_size, 1 << 14)
+        while True:  # a small file in one read; a growing one read to its end
+            data = os.read(fd, size + 1)
+            if not data:
+                return b"".join(parts)
+            parts.append(data)
     finally:
         os.close(fd)
 

@@ -508,6 +508,8 @@ class _PackWriter:
         self.fd: int | None = None
         self.offset = 0
         self.raw = 0  # bytes copied as they are (a deferred checkpoint)
+        self.pending: list[Any] = []
+        self.pending_bytes = 0
 
     def store_raw(self, data: bytes) -> list[Any]:
         """`data` as it is: its `raw` reference [pack, offset, length]."""
@@ -535,19 +537,33 @@ class _PackWriter:
         self.objects[sha] = [at, self.offset - at]
 
     def _write(self, data) -> None:
+        """Small pieces are gathered and written together (a bash layer's thousand small
+        files: one write, not a thousand); all are written before `close` returns."""
+        self.offset += len(data)
+        self.pending.append(data)
+        self.pending_bytes += len(data)
+        if self.pending_bytes >= 1 << 20:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.pending:
+            return
         if self.fd is None:
             self.owner._ensure_dir()
             self.fd = os.open(self.owner.dir / "packs" / f"{self.ident}.pack",
                               os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        view = memoryview(data)
-        self.offset += len(view)
+        view = memoryview(b"".join(self.pending))
+        self.pending, self.pending_bytes = [], 0
         while view:
             view = view[os.write(self.fd, view):]
 
     def close(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        try:
+            self._flush()
+        finally:
+            if self.fd is not None:
+                os.close(self.fd)
+                self.fd = None
 
 
 def _raw_paths(c: Checkpoint) -> list[str]:
