@@ -1,8 +1,9 @@
 """What dispatch calls around a change to the user's files (docs/checkpoints.md).
 
 - write_file: before its handler, the previous state of every path its effects name (the
-  file a symlink points to as well, and the folders a write would create); after it, the
-  state it left.
+  file a symlink points to as well, and the folders a write would create), its content
+  copied as it is; after it, the state it left, and the content's chunking and hashing
+  handed to the store's settling thread (store.py).
 - a bash layer: the sandbox asks `before(scan)` once the layer is checked and before any
   step is applied, `after` once it is committed, `void` when it was refused.
 - bash outside the overlay (mode workspace or off, a run not previewed): noted as
@@ -35,7 +36,8 @@ class Recorder:
             paths = write_file_paths(call.effects)
             if paths:
                 try:
-                    call.checkpoint = self.store.record(call.turn_id or "", call.call_id, paths)
+                    call.checkpoint = self.store.record(call.turn_id or "", call.call_id, paths,
+                                                        defer=True)
                 except OSError as err:
                     from .. import errors
                     from ..tools.dispatch import Stop
@@ -50,6 +52,7 @@ class Recorder:
         c = getattr(call, "checkpoint", None)
         if identity == WRITE_FILE and c is not None:
             self.store.after(c)
+            settle_after_the_call(self.store, c)
         if identity == BASH and call.report.outcome == "ran":
             box = call.sandbox
             if box is None or getattr(box, "unobserved", False):
@@ -69,6 +72,18 @@ class Recorder:
                 "those turns can no longer be undone")))
 
 
+def settle_after_the_call(store: Store, c: Any) -> None:
+    """`c`'s content chunked and hashed once the call has returned (store.py): on the settling
+    thread, started from the event loop's next turn, so that it does not compete with the
+    rest of the call for the interpreter."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop().call_soon(store.settle_later, c)
+    except RuntimeError:  # no event loop (a direct caller): now
+        store.settle_later(c)
+
+
 class LayerHook:
     """Given to a sandboxed bash call (raw_tui/tools/sandbox/call.py): its commit's
     checkpoint."""
@@ -78,7 +93,7 @@ class LayerHook:
 
     def before(self, scan: Any) -> Checkpoint:
         c = self.recorder.store.record(self.call.turn_id or "", self.call.call_id,
-                                       layer_paths(scan))
+                                       layer_paths(scan, self.recorder.cwd))
         self.call.checkpoint = c
         return c
 
@@ -105,20 +120,42 @@ def write_file_paths(effects: Any) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def layer_paths(scan: Any) -> list[str]:
+def layer_paths(scan: Any, workspace: str | None = None) -> list[str]:
     """Every path the layer's commit changes; a folder it removes or replaces, with
-    everything under it."""
+    everything under it; a file with other hard links (the commit writes it in place:
+    raw_tui/tools/sandbox/commit.py), its other names in `workspace` too."""
     out: list[str] = []
+    linked: set[tuple[int, int]] = set()
     for entry in scan.files:
         path = entry["path"]
         out.append(path)
         try:
-            is_dir = stat.S_ISDIR(os.lstat(path).st_mode)
+            st = os.lstat(path)
         except OSError:
-            is_dir = False
-        if is_dir and (entry["operation"] == "delete" or entry["kind"] != "dir"):
+            continue
+        if stat.S_ISDIR(st.st_mode) and (entry["operation"] == "delete"
+                                         or entry["kind"] != "dir"):
             out += state.subtree(path)
+        elif stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            linked.add((st.st_dev, st.st_ino))
+    if linked and workspace:
+        out += other_links(workspace, linked)
     return list(dict.fromkeys(out))
+
+
+def other_links(root: str, inodes: set[tuple[int, int]]) -> list[str]:
+    """The regular files under `root` that are one of `inodes` (symlinks not followed)."""
+    out: list[str] = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if st.st_nlink > 1 and (st.st_dev, st.st_ino) in inodes:
+                out.append(path)
+    return out
 
 
 def for_session(session: Any) -> Recorder | None:

@@ -79,6 +79,7 @@ def unobserved(store: Store, history: list[ev.Event], turns: list[str]) -> dict[
 def run(store: Store, history: list[ev.Event], *, turn: int | None = None,
         dry_run: bool = False, overwrite: bool = False, with_diffs: bool = False,
         publish: Callable[[ev.Event], None] | None = None) -> Outcome:
+    store.settle_all()  # content still raw (deferred, or a killed process's): hashed now
     turns = prompt_turns(history)
     if turn is None:
         changed = set(undo.turns_with_changes(store))

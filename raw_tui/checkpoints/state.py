@@ -23,8 +23,13 @@ ABSENT: State = {"kind": "absent"}
 def read_bytes(path: str) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read()
+        parts = []
+        size = max(os.fstat(fd).st_size, 1 << 14)
+        while True:  # a small file in one read; a growing one read to its end
+            data = os.read(fd, size + 1)
+            if not data:
+                return b"".join(parts)
+            parts.append(data)
     finally:
         os.close(fd)
 
@@ -44,10 +49,11 @@ def chunk_ids(data: bytes) -> list[str]:
     return [hashlib.sha256(view[a:b]).hexdigest() for a, b in cut(data)]
 
 
-def of(path: str, store: Callable[[bytes], list[str]] | None = None, *,
-       left: bool = False) -> State:
+def of(path: str, store: Callable[[bytes], list[Any]] | None = None, *,
+       left: bool = False, raw: bool = False) -> State:
     """The state of `path` now; `store(content)` (the chunk ids) records a file's content;
-    `left`: without reading the content (the state raw-tui just left it in)."""
+    `left`: without reading the content (the state raw-tui just left it in); `raw`: `store`
+    copies the content as it is and returns where (`raw`), hashed later (store.py)."""
     try:
         st = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -64,6 +70,9 @@ def of(path: str, store: Callable[[bytes], list[str]] | None = None, *,
     if left:
         return out
     data = read_bytes(path)
+    if raw and store is not None:
+        out["size"], out["raw"] = len(data), store(data)
+        return out
     ids = store(data) if store is not None else chunk_ids(data)
     out["size"], out["sha"] = len(data), digest(ids)
     if store is not None:

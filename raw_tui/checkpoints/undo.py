@@ -7,8 +7,9 @@ done (an undo run again after it was interrupted finishes the job); a path still
 left it is restored or removed; anything else is a conflict, left alone unless `overwrite`.
 
 Applying: removals deepest first, then creations parents first (a file through a temp file
-and a rename, its mode and modification time kept; a symlink as recorded), directory modes
-last. A path is never followed through a symlink.
+and a rename, its mode and modification time kept, or in place when it has other hard
+links; a symlink as recorded), directory modes last. A path is never followed through a
+symlink.
 """
 
 from __future__ import annotations
@@ -171,6 +172,25 @@ def _parents(path: str) -> None:
 
 
 def _put_file(path: str, data: bytes, target: State) -> None:
+    """Through a temp file and a rename; a file that has other hard links in place, so
+    that every name sees it (as the bash layer's commit wrote it: they are recorded too)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fchmod(fd, target["mode"])
+        finally:
+            os.close(fd)
+        mtime = target.get("mtime")
+        if mtime is not None:
+            os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
+        return
     directory, name = os.path.split(path)
     temp = os.path.join(directory, f".{name[:200]}.raw-tui-undo.{os.getpid()}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,

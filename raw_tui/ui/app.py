@@ -62,6 +62,13 @@ def raw_driver_class(driver: type) -> type:
     return driver
 
 
+def _undo_commands() -> type:
+    """The palette's undo entry (ui/undo.py), imported when the palette first opens."""
+    from .undo import UndoCommands
+
+    return UndoCommands
+
+
 class RawApp(DisplayHook, App):  # frames through the driver's TerminalOutput, if any
     TITLE = "raw-tui"
     CSS_PATH = stylesheets("app", "chat", "sidebar", "composer", "status_line")
@@ -69,6 +76,7 @@ class RawApp(DisplayHook, App):  # frames through the driver's TerminalOutput, i
     # after the others (no rule of these ties with one of the sheets above on a node)
     LATER_CSS_PATH = stylesheets("chat_rows", "panel", "form", "welcome")
     ENABLE_COMMAND_PALETTE = True
+    COMMANDS = App.COMMANDS | {lambda: _undo_commands()}  # `Undo changes of this turn…`
     BINDINGS = [
         Binding("ctrl+q", "quit_session", "Quit", id="raw.quit", priority=True),
         Binding("ctrl+p", "command_palette", "Commands", id="raw.command_palette",

@@ -35,10 +35,13 @@ def test_checkpoint_of_a_1_mib_write_file_against_the_write(tmp_path):
     work.mkdir()
     contents = _contents(24, 1 << 20)
 
+    stores = []
+
     def timed(with_checkpoints: bool) -> float:
         dispatcher = Dispatcher(agent, cwd=str(work), bus=ev.Bus())
         if with_checkpoints:
             store = Store("bench", base=tmp_path / f"ck{time.monotonic_ns()}")
+            stores.append(store)
             dispatcher.checkpoints = record.Recorder(store, dispatcher.bus, str(work))
         loop = asyncio.new_event_loop()
         times = []
@@ -52,6 +55,9 @@ def test_checkpoint_of_a_1_mib_write_file_against_the_write(tmp_path):
                     "write_file", args, call_id=f"c{i}", turn_id=f"t{i}"))
                 times.append(time.perf_counter() - start)
                 assert rep.outcome == "ran" and not rep.result.isError
+                loop.run_until_complete(asyncio.sleep(0))  # the loop goes on after a call
+                if with_checkpoints:
+                    store.close()  # the settling of this one is not the next one's cost
         finally:
             loop.close()
         return min(times)
@@ -60,10 +66,21 @@ def test_checkpoint_of_a_1_mib_write_file_against_the_write(tmp_path):
     plain = timed(False)
     checked = timed(True)
     ratio = report("write_file of 1 MiB with its checkpoint vs without", checked, plain, 1.5)
-    # The issue's target is 1.5x and is not met: the previous content is read, hashed
-    # (SHA-256) and copied before the write, measured 1.6-2.0x here
-    # (docs/decisions.md). This bound only guards against getting worse.
-    assert ratio <= 2.5
+    # The previous content is copied as it is before the write; its chunking and hashing
+    # (SHA-256) run after the commit on the store's settling thread, off the call's path
+    # (docs/checkpoints.md). What that costs, measured apart:
+    store = stores[-1]
+    settle = []
+    for i in range(8):
+        (work / "big.txt").write_text(contents[i])
+        c = store.record(f"s{i}", f"s{i}", [str(work / "big.txt")], defer=True)
+        start = time.perf_counter()
+        store.settle(c)
+        settle.append(time.perf_counter() - start)
+    print(f"[bench] settling a 1 MiB checkpoint after the write: {min(settle) * 1000:.2f} ms "
+          f"(the write itself {plain * 1000:.2f} ms)")
+    assert "sha" in c.paths[str(work / "big.txt")]
+    assert ratio <= 1.5
 
 
 def _layer(tmp_path, n: int):
@@ -86,31 +103,39 @@ def _layer(tmp_path, n: int):
 
 
 def test_checkpoint_of_a_1000_file_bash_layer_against_its_commit_and_its_undo(tmp_path):
+    """The checkpoint's own time (before and after the commit) against the commit it goes
+    with, in the same attempt: the commit of 1,000 new files swings 0.1-2.6 s on this shared
+    disk from one attempt to the next, so a ratio of two separate runs' minima measured the
+    disk's load more than the checkpoint (1.0-2.4x)."""
     n = 1000
-    plain, checked, undo_s = [], [], []
+    ratios, undo_s, spent = [], [], []
     for attempt in range(5):
-        work, scan = _layer(tmp_path, n)
-        base = commit.baseline(scan)
-        start = time.perf_counter()
-        commit.commit(scan, base)
-        plain.append(time.perf_counter() - start)
-
         work, scan = _layer(tmp_path, n)
         base = commit.baseline(scan)
         store = Store("bench", base=tmp_path / f"ck{attempt}")
         start = time.perf_counter()
         c = store.record("t1", "c1", record.layer_paths(scan))
+        recorded = time.perf_counter()
         commit.commit(scan, base)
+        committed = time.perf_counter()
         store.after(c)
-        checked.append(time.perf_counter() - start)
+        done_at = time.perf_counter()
+        checkpoint = (recorded - start) + (done_at - committed)
+        ratios.append((checkpoint + committed - recorded) / (committed - recorded))
+        spent.append((checkpoint, committed - recorded))
 
         start = time.perf_counter()
         done = undo.run(store, ["t1"])
         undo_s.append(time.perf_counter() - start)
         assert len(done.entries) == n and not done.conflicts
         assert (work / "d3" / "f3.txt").read_text() == "old 3\n" * 40
-    ratio = report(f"bash layer of {n} files: checkpoint + commit vs commit", min(checked),
-                   min(plain), 1.3)
+    ratios.sort()
+    ratio = ratios[len(ratios) // 2]
+    for checkpoint, committed in spent:
+        print(f"[bench] bash layer of {n} files: checkpoint {checkpoint * 1000:.0f} ms, "
+              f"commit {committed * 1000:.0f} ms")
+    print(f"[bench] bash layer of {n} files: checkpoint + commit vs commit, median of "
+          f"{len(ratios)}: {ratio:.2f}x (target <= 1.3x)")
     print(f"[bench] undo of {n} files: {min(undo_s) * 1000:.0f} ms (target < 1000 ms)")
     assert min(undo_s) < 1.0
     assert ratio <= 1.3

@@ -213,6 +213,7 @@ LEGACY: dict[str, bytes] = {
     "ctrl+c": b"\x03", "ctrl+s": b"\x13", "ctrl+p": b"\x10", "ctrl+t": b"\x14",
     "ctrl+r": b"\x12", "ctrl+f": b"\x06", "ctrl+o": b"\x0f", "ctrl+q": b"\x11",
     "ctrl+backslash": b"\x1c", "ctrl+l": b"\x0c", "a": b"a", "d": b"d", "c": b"c", "e": b"e", "n": b"n",
+    "u": b"u", "o": b"o", "k": b"k",
     "N": b"N", "slash": b"/",
 }
 KEY_BYTES: dict[str, dict[str, bytes]] = {
@@ -227,7 +228,7 @@ KEY_BYTES: dict[str, dict[str, bytes]] = {
         "ctrl+s": _kitty(115, 5), "ctrl+p": _kitty(112, 5), "ctrl+t": _kitty(116, 5),
         "ctrl+r": _kitty(114, 5), "ctrl+f": _kitty(102, 5), "ctrl+o": _kitty(111, 5),
         "ctrl+q": _kitty(113, 5), "ctrl+backslash": _kitty(92, 5), "ctrl+l": _kitty(108, 5),
-        **{k: _kitty(ord(k), 1, k) for k in "adcen"}, "N": _kitty(110, 2, "N"),
+        **{k: _kitty(ord(k), 1, k) for k in "adcenuok"}, "N": _kitty(110, 2, "N"),
         "slash": _kitty(47, 1, "/"),
     },
     "browser": dict(LEGACY),  # xterm.js: Shift+Enter is a plain CR there
@@ -239,7 +240,7 @@ TMUX_NAMES: dict[str, str] = {
     "right": "Right", "left": "Left", "f1": "F1", "f2": "F2", "ctrl+c": "C-c", "ctrl+s": "C-s",
     "ctrl+p": "C-p", "ctrl+t": "C-t", "ctrl+r": "C-r", "ctrl+f": "C-f", "ctrl+o": "C-o",
     "ctrl+q": "C-q", "ctrl+backslash": "C-\\", "ctrl+l": "C-l", "a": "a", "d": "d", "c": "c", "e": "e",
-    "n": "n", "N": "N", "slash": "/",
+    "n": "n", "u": "u", "o": "o", "k": "k", "N": "N", "slash": "/",
 }
 NEWLINE_KEYS = ("alt+enter", "shift+enter", "ctrl+j")  # the composer's newline, everywhere
 

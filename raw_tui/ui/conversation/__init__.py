@@ -19,7 +19,7 @@ from .tool_calls import ToolCalls
 from .transcript import Transcript
 
 
-UNDRAWN = (ev.FileChanges, ev.TurnUndo)  # what a turn changed, what an undo restored
+UNDRAWN = (ev.FileChanges,)  # what a turn changed (an undo is drawn: transcript, ui/undo.py)
 
 
 class ConversationFeatures:

@@ -242,7 +242,8 @@ class MainScreen(Screen):
         self.conversation.prompts.edit_last()
 
     async def action_retry(self) -> None:
-        await self.conversation.prompts.retry()
+        # a worker: the preview of the files it may restore is awaited (ui/undo.py)
+        self.run_worker(self.conversation.prompts.retry(), group="retry")
 
     def action_search(self) -> None:
         self.query_one(SearchBar).open()

@@ -41,12 +41,13 @@ class HiddenRow(Static):
 class ChatView(Navigator):
     HELP = ("The conversation. **Up/Down** move, **Enter** opens a tool call or a panel's "
             "actions, on a prompt of yours **Enter** or **e** edits and resends it, **c** "
-            "copies, **/** searches (**n/N** next and previous match), "
+            "copies, **u** undoes the file changes of the turn at the cursor and later ones (a preview first), **/** searches (**n/N** next and previous match), "
             "**Home/End** go to the first and the last row, **PageUp/PageDown** scroll.")
     BINDINGS = nav_bindings("chat") + [
         Binding("home", "cursor_first", "First row", id="chat.first", show=False),
         Binding("end", "cursor_last", "Last row", id="chat.last", show=False),
         Binding("e", "edit", "Edit prompt", id="chat.edit", show=False),
+        Binding("u", "undo_turn", "Undo file changes", id="chat.undo", show=False),
         Binding("slash", "search", "Search", id="chat.search", show=False),
         Binding("n", "search_step(1)", "Next match", id="chat.next_match", show=False),
         Binding("N", "search_step(-1)", "Previous match", id="chat.previous_match",
@@ -130,18 +131,17 @@ class ChatView(Navigator):
     async def drop_from(self, widget: Widget | None) -> None:
         """A retry or an edit replaced the turns from `widget`'s on: remove it and every row
         after it (every row when it is gone from view already). Panels stay: they are the
-        session's state, which a retry does not undo (a resumed session shows them too)."""
-        from .panel_view import PanelView
-
+        session's state, which a retry does not undo (a resumed session shows them too),
+        and an undo's result."""
         if self._batch is not None:
             in_batch = widget in self._batch
             start = self._batch.index(widget) if in_batch else 0
-            self._batch[start:] = [w for w in self._batch[start:] if isinstance(w, PanelView)]
+            self._batch[start:] = [w for w in self._batch[start:] if _stays(w)]
             if in_batch:
                 return
         rows = self.rows()
         index = rows.index(widget) if widget in rows else 0
-        drop = [w for w in rows[index:] if not isinstance(w, PanelView)]
+        drop = [w for w in rows[index:] if not _stays(w)]
         if self.cursor is not None and self.cursor.widget in drop:
             self.cursor = None
         await self.remove_children(drop)
@@ -161,6 +161,11 @@ class ChatView(Navigator):
             self.post_message(self.EditRequested(widget))
         else:
             self.notify("e edits a prompt of yours: move to one with Up/Down", timeout=2)
+
+    def action_undo_turn(self) -> None:
+        from ..undo import undo_at_cursor  # ui/undo.py
+
+        undo_at_cursor(self.screen)
 
     def action_cursor_first(self) -> None:
         """Home: the cursor to the first row, and the chat scrolled to its top (VerticalScroll's
@@ -198,6 +203,14 @@ class ChatView(Navigator):
             else:
                 out.append(Target(child))
         return out
+
+
+def _stays(widget: Widget) -> bool:
+    """What a retry or an edit leaves in the chat: panels (the session's state) and the
+    result of an undo (the files it put back stay put back: ui/undo.py)."""
+    from .panel_view import PanelView
+
+    return isinstance(widget, PanelView) or getattr(widget, "survives_rewind", False)
 
 
 def _plain(widget: Widget) -> str:
