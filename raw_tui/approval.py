@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .bus import ApprovalRequest
+from .protocol.bus import ApprovalRequest
 
 
 class Approver(Protocol):

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
-from .errors import ConfigError, json_path
+from .protocol.errors import ConfigError, json_path
 from .jsonstrict import convert, load_file, read_bounded
 from .paths import config_home
-from .redact import Redactor
+from .protocol.redact import Redactor
 from .tools.sandbox.env import register_key_names
 from .tools.sandbox.settings import SandboxConfig
 

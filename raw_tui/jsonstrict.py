@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from .errors import ConfigError, json_path
+from .protocol.errors import ConfigError, json_path
 
 
 MAX_DEPTH = 64  # arrays and objects nested in one another, the root counting as 1

@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from raw_tui.client import TRANSPORT_ENV, TRANSPORTS
+from raw_tui.protocol.client import TRANSPORT_ENV, TRANSPORTS
 
 
 def pytest_addoption(parser):

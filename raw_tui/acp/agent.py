@@ -19,8 +19,8 @@ from typing import Any, Callable
 from acp import LoadSessionResponse, NewSessionResponse
 from acp.schema import ListSessionsResponse, ResumeSessionResponse, SessionInfo
 
-from .. import commands as cmd
-from .. import errors
+from ..protocol import commands as cmd
+from ..protocol import errors
 from . import codes, updates
 from .bridge import SessionBridge
 from .client_mcp import client_servers

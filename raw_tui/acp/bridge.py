@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 import msgspec
 
-from .. import bus as ev
-from .. import commands as cmd
+from ..protocol import bus as ev
+from ..protocol import commands as cmd
 from . import updates
 from .handshake import ClientFlags
 from .tool_view import ToolView

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ConfigError
+from ..protocol.errors import ConfigError
 from . import codes
 from .codes import error
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from ..contract.schema import build_validator
 from ..contract.tool_manifest import ToolManifest
-from .. import errors
-from ..errors import ConfigError
+from ..protocol import errors
+from ..protocol.errors import ConfigError
 from ..tools.registry import ExposedTools, ToolSpec
 from ..tools.result import error_result, normalize
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import errors
+from ..protocol import errors
 
 UNKNOWN_SESSION = -32001
 BUSY = -32002

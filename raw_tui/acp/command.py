@@ -117,7 +117,7 @@ def _write_all(fd: int, data: bytes) -> None:
 def _start_logging(redactor) -> Callable[[], None]:
     """The log (`acp.log`, appended) behind a redacting pipe; the root logger, fd 1 and fd 2
     write there. Returns what ends it (`_end_logging`)."""
-    from ..redact import RedactedLog
+    from ..protocol.redact import RedactedLog
 
     from ..paths import private_dir
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import commands as cmd
-from .. import errors
+from ..protocol import commands as cmd
+from ..protocol import errors
 from . import codes
 from .codes import error
 

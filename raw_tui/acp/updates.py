@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .. import bus as ev
+from ..protocol import bus as ev
 from ..hooks.dispatcher import format_receipt
 
 READ_TOOLS = frozenset({"builtin/read_file"})

@@ -1,4 +1,4 @@
-"""The session command `Undo` (raw_tui/commands.py): an idle session undoes a turn of its
+"""The session command `Undo` (raw_tui/protocol/commands.py): an idle session undoes a turn of its
 own (docs/checkpoints.md). The `undo` event goes out on the bus (so into the history and
 every client); a dry run's report carries each file's diff, the preview a client shows
 before it asks for the real one."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from .. import commands as cmd
-from .. import errors
+from ..protocol import commands as cmd
+from ..protocol import errors
 from . import service
 
 if TYPE_CHECKING:

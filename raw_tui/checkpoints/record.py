@@ -17,7 +17,7 @@ import os
 import stat
 from typing import Any
 
-from .. import bus as ev
+from ..protocol import bus as ev
 from ..tools.approval_preview import effect_files
 from . import state
 from .store import Checkpoint, Store
@@ -39,7 +39,7 @@ class Recorder:
                     call.checkpoint = self.store.record(call.turn_id or "", call.call_id, paths,
                                                         defer=True)
                 except OSError as err:
-                    from .. import errors
+                    from ..protocol import errors
                     from ..tools.dispatch import Stop
 
                     raise Stop("handler", errors.TOOL_ERROR, f"checkpoint not recorded "

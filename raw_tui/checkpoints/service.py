@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .. import bus as ev
+from ..protocol import bus as ev
 from . import undo
 from .store import Store
 

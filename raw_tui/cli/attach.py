@@ -15,7 +15,7 @@ def add(sub, common) -> None:
 
 
 def run(args) -> int:
-    from ..errors import RawError
+    from ..protocol.errors import RawError
     from ..host.choose import attach_target
     from ..host.paths import socket_path
     from .ui import open_ui

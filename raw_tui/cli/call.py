@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import ConfigError
+from ..protocol.errors import ConfigError
 from .common import EXIT_CANCELLED, EXIT_CONFIG, EXIT_ERROR, EXIT_OK, load, session_request
 
 
@@ -47,7 +47,7 @@ async def _call(agent, config, args, arguments):
     import asyncio
 
     from ..approval import FixedApprover
-    from ..bus import Bus
+    from ..protocol.bus import Bus
     from ..cancel import on_stop_signals
     from ..tools.dispatch import Dispatcher
 

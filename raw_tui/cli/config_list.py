@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..errors import json_path
+from ..protocol.errors import json_path
 from .common import EXIT_OK, load, session_request
 
 

@@ -10,7 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
-from ..errors import HISTORY_ERROR, SOCKET_DIR_ERROR, ConfigError, RawError
+from ..protocol.errors import HISTORY_ERROR, SOCKET_DIR_ERROR, ConfigError, RawError
 from .common import EXIT_BROKEN_PIPE, EXIT_CANCELLED, EXIT_CONFIG, EXIT_ERROR
 from .parse import build_parser, command_module, global_options
 
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, default in DEFAULTS:
         if not hasattr(args, name):
             setattr(args, name, default)
-    from ..termsafe import escape_controls, terminal_stream
+    from ..protocol.termsafe import escape_controls, terminal_stream
 
     cwd = working_directory(args.cwd)
     if isinstance(cwd, str):  # a session there spawns nothing and is saved under no directory
@@ -109,14 +109,14 @@ def _command(args) -> int:
     except RawError as err:
         if err.code not in (HISTORY_ERROR, SOCKET_DIR_ERROR):  # the others: each command's own
             raise
-        from ..termsafe import escape_controls  # the UI's stderr is not wrapped
+        from ..protocol.termsafe import escape_controls  # the UI's stderr is not wrapped
 
         print(escape_controls(f"raw-tui: {err.message}"), file=sys.stderr)
         return EXIT_ERROR
     except OSError as err:
         if not err.filename or isinstance(err, BrokenPipeError):
             raise  # no path the user named or made: a bug, worth its traceback
-        from ..termsafe import escape_controls
+        from ..protocol.termsafe import escape_controls
 
         print(escape_controls(f"raw-tui: {os.fsdecode(err.filename)}: {err.strerror or err}",
                               keep_lines=False), file=sys.stderr)

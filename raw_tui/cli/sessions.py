@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ..termsafe import escape_controls
+from ..protocol.termsafe import escape_controls
 
 
 def add(sub, common) -> None:

@@ -10,7 +10,7 @@ import sys
 
 from ..checkpoints import service
 from ..checkpoints.store import Busy, Store
-from ..termsafe import escape_controls
+from ..protocol.termsafe import escape_controls
 
 
 def _error(message: str) -> int:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import HOST_FAILED, SESSION_LIVE, SOCKET_DIR_ERROR, UNKNOWN_SESSION
+from ..protocol.errors import HOST_FAILED, SESSION_LIVE, SOCKET_DIR_ERROR, UNKNOWN_SESSION
 from .common import EXIT_CANCELLED, session_request
 
 UI_PREFS_FILE = "ui.json"  # in the XDG state dir: what the UI remembers (the theme)
@@ -41,7 +41,7 @@ def open_ui(request: Any, attach_socket: Path | None = None, *,
             except Exception as err:
                 if getattr(err, "code", None) in (UNKNOWN_SESSION, SESSION_LIVE, HOST_FAILED,
                                                   SOCKET_DIR_ERROR):
-                    from ..termsafe import escape_controls  # the UI's stderr is not wrapped
+                    from ..protocol.termsafe import escape_controls  # the UI stderr: not wrapped
 
                     print(escape_controls(f"raw-tui: {err.message}", keep_lines=False),
                           file=sys.stderr)
@@ -59,7 +59,7 @@ async def _run_ui(request: Any, attach_socket: Path | None,
 
     from .. import lifeline
     from ..cancel import on_stop_signals
-    from ..client import TRANSPORT_ENV, InProcessTransport, with_transport
+    from ..protocol.client import TRANSPORT_ENV, InProcessTransport, with_transport
     from ..paths import state_home
     from ..ui.app import RawApp, Resume
 

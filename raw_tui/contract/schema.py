@@ -16,7 +16,7 @@ import referencing.exceptions
 from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError, best_match
 
-from ..errors import ConfigError, json_path
+from ..protocol.errors import ConfigError, json_path
 from ..jsonstrict import json_problem
 
 _RE2_OPTIONS = re2.Options()

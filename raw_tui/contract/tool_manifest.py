@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from .entry_names import entry_names
-from ..errors import ConfigError, json_path
+from ..protocol.errors import ConfigError, json_path
 from ..jsonstrict import convert, load_file
 
 ID_PATTERN = r"^[a-z][a-z0-9_-]*$"

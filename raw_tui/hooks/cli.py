@@ -6,7 +6,7 @@ SessionStart) with the top-level fields of FILE's JSON object laid over it; `pro
 and `event` are always set. The hook runs whether or not its `match`/`when` would select this
 payload (a note on stderr says when they would not). Prints the receipt line, then the decision
 as one JSON object; the hook's stderr, if any, goes to stderr. As in a session, every configured
-secret is taken out of the payload the hook reads and of everything printed (`raw_tui/redact.py`).
+secret is taken out of the payload the hook reads and of everything printed (`raw_tui/protocol/redact.py`).
 
 Exit codes: 0 continued, 1 denied or error, 2 configuration error (bad config, unknown hook id,
 an event the hook does not subscribe to, an unreadable payload file).
@@ -22,11 +22,11 @@ from typing import Any, Callable, TextIO, Union
 
 import msgspec
 
-from ..errors import TOOL_ERROR, ConfigError
+from ..protocol.errors import TOOL_ERROR, ConfigError
 from ..frozen import freeze
 from ..jsonstrict import loads
-from ..redact import Redactor
-from ..termsafe import escape_controls
+from ..protocol.redact import Redactor
+from ..protocol.termsafe import escape_controls
 from ..tools.ports import CallInfo
 from .dispatcher import select_for_call, format_receipt, make_receipt
 from .load import HookSet, LoadedHook

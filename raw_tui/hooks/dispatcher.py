@@ -26,8 +26,8 @@ from typing import Any, Callable, Literal
 
 import msgspec
 
-from ..bus import Bus, HookEvent
-from ..errors import HOOK_DENIED, HOOK_ERROR
+from ..protocol.bus import Bus, HookEvent
+from ..protocol.errors import HOOK_DENIED, HOOK_ERROR
 from ..tools.ports import CallInfo, GateOutcome
 from .load import HookSet, LoadedHook
 from .manifest import GATE_EVENTS

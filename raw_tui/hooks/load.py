@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ..errors import ConfigError, json_path
+from ..protocol.errors import ConfigError, json_path
 from ..policy import ToolLike, check_binding
 from .manifest import GATE_EVENTS, HookManifest, parse_manifest
 from .resolve import UnresolvedHook, hook_name, resolve_hook

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 import msgspec
 
-from ..errors import ConfigError, json_path
+from ..protocol.errors import ConfigError, json_path
 from ..jsonstrict import loads
 from ..policy import Glob, Predicate, compile_glob, parse_predicate
 from .snapshot import SnapshotFile

@@ -14,7 +14,7 @@ from typing import Literal
 import msgspec
 
 from ..jsonstrict import JsonError, decode
-from ..termsafe import escape_controls
+from ..protocol.termsafe import escape_controls
 
 MAX_REASON_BYTES = 1024
 MAX_MESSAGE_BYTES = 512

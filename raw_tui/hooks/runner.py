@@ -28,15 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..errors import (
-    HOOK_ABORTED,
-    HOOK_EXIT,
-    HOOK_INPUT_TOO_LARGE,
-    HOOK_INVALID_OUTPUT,
-    HOOK_OUTPUT_TOO_LARGE,
-    HOOK_SPAWN,
-    HOOK_TIMEOUT,
-)
+from ..protocol.errors import (HOOK_ABORTED, HOOK_EXIT, HOOK_INPUT_TOO_LARGE, HOOK_INVALID_OUTPUT,
+                               HOOK_OUTPUT_TOO_LARGE, HOOK_SPAWN, HOOK_TIMEOUT)
 from ..tools import procgroup
 from ..tools.sandbox.env import child_env
 from .load import LoadedHook

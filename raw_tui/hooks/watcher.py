@@ -23,7 +23,7 @@ from typing import Any, Awaitable, Callable, Union
 
 import watchfiles
 
-from ..bus import Bus, HooksReload
+from ..protocol.bus import Bus, HooksReload
 from .load import HookSet
 
 Reloader = Callable[[], Union[HookSet, Awaitable[HookSet]]]

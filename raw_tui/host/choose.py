@@ -12,8 +12,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NOT_LIVE, ConfigError, RawError
-from ..termsafe import escape_controls
+from ..protocol.errors import NOT_LIVE, ConfigError, RawError
+from ..protocol.termsafe import escape_controls
 from . import protocol
 from .paths import SocketDirError, live_sessions
 
@@ -103,7 +103,7 @@ def _elsewhere(live: dict[str, protocol.Status], me: str) -> str:
     """The live sessions of other directories, one a line, and how to attach to one."""
     if not live:
         return f" ({me} sessions list shows them all)"
-    from ..termsafe import escape_controls
+    from ..protocol.termsafe import escape_controls
 
     lines = [f"; live elsewhere ({me} attach ID):"]
     for sid, status in sorted(live.items(), key=lambda item: item[1].cwd):

@@ -17,9 +17,9 @@ from typing import Any
 
 import msgspec
 
-from .. import bus as ev
-from ..commands import Command, Reply, SessionInfo
-from ..errors import DETACHED
+from ..protocol import bus as ev
+from ..protocol.commands import Command, Reply, SessionInfo
+from ..protocol.errors import DETACHED
 from . import protocol as wire
 
 CLIENT_READ_LIMIT = 1 << 30  # the host is trusted; a snapshot line can be large

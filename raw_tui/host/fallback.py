@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable
 
-from .. import bus as ev
-from ..client import Deliver, Opened, SessionClient
-from ..commands import Command, Reply, SavedSession
-from ..errors import HOST_FAILED, SOCKET_DIR_ERROR, RawError
+from ..protocol import bus as ev
+from ..protocol.client import Deliver, Opened, SessionClient
+from ..protocol.commands import Command, Reply, SavedSession
+from ..protocol.errors import HOST_FAILED, SOCKET_DIR_ERROR, RawError
 
 FALLBACK_CODES = (HOST_FAILED, SOCKET_DIR_ERROR)
 

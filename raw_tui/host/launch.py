@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import errors
-from ..errors import HISTORY_ERROR, ConfigError, RawError
+from ..protocol import errors
+from ..protocol.errors import HISTORY_ERROR, ConfigError, RawError
 from ..paths import open_private, state_home
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from typing import Iterator
 
 import msgspec
 
-from ..errors import SESSION_LIVE, SOCKET_DIR_ERROR, RawError
+from ..protocol.errors import SESSION_LIVE, SOCKET_DIR_ERROR, RawError
 from . import protocol
 
 SUFFIX = ".sock"

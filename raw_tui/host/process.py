@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import errors
+from ..protocol import errors
 
 if TYPE_CHECKING:
     from ..session.request import SessionRequest
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def serve(request: SessionRequest, ready: Ready) -> int:
-    from ..errors import ConfigError
+    from ..protocol.errors import ConfigError
     from ..session import open_session
     from .paths import SessionLive, socket_path
     from .server import SessionHost
@@ -130,7 +130,7 @@ def _redact_output(redactor) -> Callable[[], None] | None:
     `print` to stderr, a traceback) goes through a redacting pipe to the same file, with
     every configured secret replaced. Returns what ends it (everything written reaches the
     file, bounded), or None when the log is not a file (a host run by hand)."""
-    from ..redact import RedactedLog
+    from ..protocol.redact import RedactedLog
 
     try:
         path = os.readlink("/proc/self/fd/2")

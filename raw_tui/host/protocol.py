@@ -15,8 +15,8 @@ from typing import Union
 
 import msgspec
 
-from .. import bus as ev
-from ..commands import AnyCommand, Reply, SavedSession, SessionInfo, UiSettings
+from ..protocol import bus as ev
+from ..protocol.commands import AnyCommand, Reply, SavedSession, SessionInfo, UiSettings
 
 PROTOCOL_VERSION = 2  # 2: `event` frames may join streamed text (`first`)
 MAX_FRAME_BYTES = 4 * 1024 * 1024  # one line from a client; longer closes that client

@@ -24,9 +24,9 @@ from typing import Any
 
 import msgspec
 
-from .. import bus as ev
-from .. import commands as cmd
-from ..errors import INTERNAL_ERROR
+from ..protocol import bus as ev
+from ..protocol import commands as cmd
+from ..protocol.errors import INTERNAL_ERROR
 from . import protocol as wire
 from .paths import Bound, bind_socket, release_socket
 

@@ -1,4 +1,4 @@
-"""`SocketTransport`: the client side of the seam (`raw_tui.client.SessionClient`) over a
+"""`SocketTransport`: the client side of the seam (`raw_tui.protocol.client.SessionClient`) over a
 session host's socket, so the UI runs against a host by swapping its transport.
 
 `open()` finds the host (`attach [ID]`, or a `--continue`/`--resume` of a session that is
@@ -15,10 +15,10 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import bus as ev
-from ..client import Deliver, Opened, placeholder_info
-from ..commands import Command, Quit, Reply, SavedSession
-from ..errors import SESSION_CLOSED
+from ..protocol import bus as ev
+from ..protocol.client import Deliver, Opened, placeholder_info
+from ..protocol.commands import Command, Quit, Reply, SavedSession
+from ..protocol.errors import SESSION_CLOSED
 from .client import HostClient
 
 if TYPE_CHECKING:

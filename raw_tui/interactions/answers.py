@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import INTERACTION_INVALID
+from ..protocol.errors import INTERACTION_INVALID
 from ..panels.blocks.form import text_limit
 from ..panels.fields import has_control
 from .errors import InteractionError

@@ -16,9 +16,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..bus import Bus, InteractionRequest, InteractionSettled
-from ..errors import (INTERACTION_CONFLICT, INTERACTION_INVALID, INTERACTION_UNAVAILABLE,
-                      PANEL_NOT_OWNED, PANEL_UNDECLARED)
+from ..protocol.bus import Bus, InteractionRequest, InteractionSettled
+from ..protocol.errors import (INTERACTION_CONFLICT, INTERACTION_INVALID, INTERACTION_UNAVAILABLE,
+                               PANEL_NOT_OWNED, PANEL_UNDECLARED)
 from ..frozen import freeze
 from ..panels.declaration import PanelDeclaration
 from ..panels.document import checked_document

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import RawError
+from ..protocol.errors import RawError
 
 
 class InteractionError(RawError):

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import msgspec
 import re2
 
-from ..errors import ConfigError, json_path
+from ..protocol.errors import ConfigError, json_path
 from ..jsonstrict import convert
 
 SERVER_NAME_PATTERN = r"^[^/\s]+$"

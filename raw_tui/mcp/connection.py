@@ -34,7 +34,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import PaginatedRequestParams
 
-from ..redact import RedactedLog, Redactor
+from ..protocol.redact import RedactedLog, Redactor
 from ..tools import proctree
 from ..tools.sandbox.env import child_env
 from .config import MissingVariable, ServerConfig, StdioServer, expand

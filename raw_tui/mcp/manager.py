@@ -20,8 +20,8 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from ..errors import ConfigError
-from ..redact import Redactor
+from ..protocol.errors import ConfigError
+from ..protocol.redact import Redactor
 from .config import ServerConfig, secret_values
 
 LOG_DIR_NAME = "mcp"

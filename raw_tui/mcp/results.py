@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from ..errors import MCP_CALL_ERROR, MCP_ERROR, RESULT_TOO_LARGE, UNSUPPORTED_CONTENT
+from ..protocol.errors import MCP_CALL_ERROR, MCP_ERROR, RESULT_TOO_LARGE, UNSUPPORTED_CONTENT
 from ..tools.result import ToolResult, error_result, text_block
 
 MAX_RESULT_BYTES = 16 * 1024 * 1024

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..errors import MCP_CALL_ERROR
+from ..protocol.errors import MCP_CALL_ERROR
 from ..frozen import thaw
 from ..tools.result import ToolResult, error_result
 from .config import alias, split_identity

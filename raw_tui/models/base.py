@@ -28,7 +28,7 @@ from typing import Any, AsyncIterator, Literal, Protocol, Union, runtime_checkab
 
 import msgspec
 
-from ..errors import MODEL_ERROR, ConfigError, RawError
+from ..protocol.errors import MODEL_ERROR, ConfigError, RawError
 from ..jsonstrict import JsonError, decode
 
 DEFAULT_REQUEST_TIMEOUT_MS = 120_000

@@ -41,7 +41,7 @@ from typing import Any, AsyncIterator
 
 import msgspec
 
-from ..errors import ConfigError
+from ..protocol.errors import ConfigError
 from ..jsonstrict import JsonError, decode, read_bounded
 from .base import (
     METHOD_SCRIPTED,

@@ -17,8 +17,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
-from ..commands import PanelAction, Reply
-from ..errors import INTERACTION_INVALID, PANEL_INVALID, PANEL_UNDECLARED, json_path
+from ..protocol.commands import PanelAction, Reply
+from ..protocol.errors import INTERACTION_INVALID, PANEL_INVALID, PANEL_UNDECLARED, json_path
 from ..tools.result import normalize
 from .declaration import ActionDeclaration, PanelDeclaration
 from .errors import PanelError

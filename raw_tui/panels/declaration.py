@@ -13,8 +13,8 @@ from typing import Any
 
 import msgspec
 
-from ..errors import ConfigError, json_path
-from ..glyphs import ICONS as GLYPHS
+from ..protocol.errors import ConfigError, json_path
+from ..protocol.glyphs import ICONS as GLYPHS
 from .fields import has_control, is_item_id, is_panel_id
 from .limits import (MAX_ACTION_LABEL, MAX_ACTIONS, MAX_DECLARED_PANELS, MAX_PROMPT_TEXT,
                      MAX_TITLE)

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from ..errors import PANEL_TOO_LARGE
+from ..protocol.errors import PANEL_TOO_LARGE
 from .blocks import validate_block
 from .errors import Invalid, PanelError
 from .fields import At, array, choice, integer, obj, text

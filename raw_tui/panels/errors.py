@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..errors import PANEL_INVALID, RawError
-from ..termsafe import escape_controls
+from ..protocol.errors import PANEL_INVALID, RawError
+from ..protocol.termsafe import escape_controls
 
 
 class PanelError(RawError):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Callable
 
-from ..bus import Bus, PanelState
+from ..protocol.bus import Bus, PanelState
 from ..frozen import freeze
 
 

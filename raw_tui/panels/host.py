@@ -17,11 +17,11 @@ from typing import Any, Callable, Iterable
 
 import msgspec
 
-from ..bus import Bus, Notice, PanelReceipt, PanelState
-from ..bus import ReceiptError
-from ..errors import (PANEL_CLOSED_CONTEXT, PANEL_INVALID, PANEL_LIMIT, PANEL_NOT_OWNED,
-                      PANEL_RATE_LIMITED, PANEL_REVISION_CONFLICT, PANEL_UNDECLARED,
-                      PANEL_UNKNOWN)
+from ..protocol.bus import Bus, Notice, PanelReceipt, PanelState
+from ..protocol.bus import ReceiptError
+from ..protocol.errors import (PANEL_CLOSED_CONTEXT, PANEL_INVALID, PANEL_LIMIT, PANEL_NOT_OWNED,
+                               PANEL_RATE_LIMITED, PANEL_REVISION_CONFLICT, PANEL_UNDECLARED,
+                               PANEL_UNKNOWN)
 from ..frozen import freeze
 from .declaration import PanelDeclaration, implicit_declaration
 from .document import check_size, checked_document, copy_json, validate_document

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
-from .. import glyphs
+from ..protocol import glyphs
 
 
 def width(text: str) -> int:

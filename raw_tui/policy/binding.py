@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 from urllib.parse import unquote
 
-from raw_tui.errors import ConfigError, json_path
+from raw_tui.protocol.errors import ConfigError, json_path
 
 from .predicate import Predicate, Segment
 

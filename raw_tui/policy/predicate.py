@@ -10,7 +10,7 @@ from typing import Any
 
 import re2
 
-from raw_tui.errors import ConfigError, json_path
+from raw_tui.protocol.errors import ConfigError, json_path
 from raw_tui.jsonstrict import without_lone_surrogates
 
 SOURCES = ("arguments", "effects")

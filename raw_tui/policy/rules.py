@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol, Sequence
 
-from raw_tui.errors import ConfigError, json_path
+from raw_tui.protocol.errors import ConfigError, json_path
 
 from .binding import check_binding
 from .glob import Glob, compile_glob

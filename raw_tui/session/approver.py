@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ..bus import ApprovalRequest
+from ..protocol.bus import ApprovalRequest
 
 
 class BusApprover:

@@ -3,8 +3,8 @@ the context passed the agent's `compact.trigger_tokens`); `/clear` starts over."
 
 from __future__ import annotations
 
-from .. import bus as ev
-from .. import errors
+from ..protocol import bus as ev
+from ..protocol import errors
 from ..models.base import user_message
 from .conversation import Conversation
 from .model_request import stream, tool_definitions

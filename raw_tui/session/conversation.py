@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import bus as ev
+from ..protocol import bus as ev
 from ..models.base import Message, ToolCallRequest, assistant_message, tool_message, user_message
 from ..tools.result import content_text
 from .call_ids import CallIds

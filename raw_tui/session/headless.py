@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Callable
 
-from .. import bus as ev
+from ..protocol import bus as ev
 from ..cancel import on_stop_signals
 from .open import UnknownSession, open_session
 from .request import SessionRequest

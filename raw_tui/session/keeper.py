@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from .. import bus as ev
+from ..protocol import bus as ev
 from .store import HistoryError
 
 # what a session holds before anything happened in it

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .. import bus as ev
+from ..protocol import bus as ev
 from ..models.base import (STOP_MAX_TOKENS, Done, Message, TextDelta, ToolCallRequest,
                            ToolDefinition, Usage)
 from .prompt import system_prompt

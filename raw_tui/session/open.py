@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .. import bus as ev
-from ..errors import UNKNOWN_SESSION, RawError
+from ..protocol import bus as ev
+from ..protocol.errors import UNKNOWN_SESSION, RawError
 from .request import SessionRequest
 from .session import Session
 from .store import HistoryStore

@@ -3,8 +3,8 @@ superseded turns leave the model's context: session/turn.py publishes their turn
 
 from __future__ import annotations
 
-from .. import commands as cmd
-from .. import errors
+from ..protocol import commands as cmd
+from ..protocol import errors
 from . import turn
 from .state import Rewind, SessionState
 

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import msgspec
 
-from .. import bus as ev
-from .. import commands as cmd
-from .. import errors
+from ..protocol import bus as ev
+from ..protocol import commands as cmd
+from ..protocol import errors
 from . import rewind, switch, turn
 from .compaction import COMPACT_INSTRUCTION
 from .conversation import Conversation, request_prompts

@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Literal
 
-from .. import bus as ev
-from .. import commands as cmd
-from .. import errors
+from ..protocol import bus as ev
+from ..protocol import commands as cmd
+from ..protocol import errors
 from ..cancel import Cancelled, unless_cancelled
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..models.base import ModelProvider, Usage
     from ..panels.actions import ActionPorts
     from ..panels.host import PanelHost
-    from ..redact import Redactor
+    from ..protocol.redact import Redactor
     from ..tools.dispatch import Dispatcher
     from .approver import BusApprover
     from .call_ids import CallIds
@@ -155,7 +155,7 @@ class SessionState:
         else:
             import sys
 
-            from ..termsafe import escape_controls
+            from ..protocol.termsafe import escape_controls
 
             line = escape_controls(self.redactor.text(message), keep_lines=False)
             print(f"raw-tui: warning: {line}", file=sys.stderr)

@@ -5,7 +5,7 @@ already published. A database another process holds locked is waited for, up to
 `BUSY_TIMEOUT_S`; a write that still fails is never a silent gap: the store keeps the error
 (`failed`), tells `on_failure` (a headless run ends with it, exit 1) and later writes fail at
 once. The database (and its WAL files) is 0600 in a 0700 directory. Credentials are never stored: the bus takes every configured secret out
-of an event before the store sees it (`raw_tui/redact.py`), and the session row keeps only
+of an event before the store sees it (`raw_tui/protocol/redact.py`), and the session row keeps only
 the agent name, the model alias and the working directory.
 """
 
@@ -23,8 +23,8 @@ from typing import Any, Callable, Iterator, TypeVar
 
 import msgspec
 
-from .. import bus as ev
-from ..errors import HISTORY_ERROR, RawError
+from ..protocol import bus as ev
+from ..protocol.errors import HISTORY_ERROR, RawError
 from ..paths import open_private, private_dir, state_home
 
 T = TypeVar("T")

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from .. import bus as ev
-from .. import commands as cmd
-from .. import errors
+from ..protocol import bus as ev
+from ..protocol import commands as cmd
+from ..protocol import errors
 from .state import SessionState
 
 if TYPE_CHECKING:

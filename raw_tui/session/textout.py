@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from .. import bus as ev
+from ..protocol import bus as ev
 
 
 def _short(value: Any, limit: int = 120) -> str:

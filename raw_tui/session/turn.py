@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .. import bus as ev
-from .. import commands as cmd
-from .. import errors
+from ..protocol import bus as ev
+from ..protocol import commands as cmd
+from ..protocol import errors
 from ..models.base import (STOP_MAX_TOKENS, ModelError, ToolCallRequest, assistant_message,
                            tool_message)
 from .compaction import clear, compact_turn, maybe_auto_compact

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import bus as ev
+from ..protocol import bus as ev
 from .store import HistoryError
 
 WHY = "the session is no longer saved"

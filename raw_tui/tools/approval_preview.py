@@ -27,7 +27,7 @@ from typing import Any, Callable
 import msgspec
 import re2
 
-from ..bus import ApprovalPreview, FilePreview
+from ..protocol.bus import ApprovalPreview, FilePreview
 from ..jsonstrict import without_lone_surrogates
 from .patch import split_lines
 from .worker import Overdue, describe, run_in_worker

@@ -34,8 +34,8 @@ from typing import Any, Callable
 
 import msgspec
 
-from .. import bus as ev
-from .. import errors
+from ..protocol import bus as ev
+from ..protocol import errors
 from ..approval import Approver
 from ..contract.schema import first_error
 from ..frozen import freeze

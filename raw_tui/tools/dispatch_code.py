@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import bus as ev
-from .. import errors
+from ..protocol import bus as ev
+from ..protocol import errors
 from ..cancel import Cancelled, unless_cancelled
 from . import worker
 from .context import ToolContext

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .. import bus as ev
+from ..protocol import bus as ev
 from . import approval_preview, summary
 from .dispatch_state import Stop, _Call, _replace_lone_surrogates
 from .result import ToolResult, cap_output, error_result

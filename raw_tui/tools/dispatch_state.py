@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from .. import bus as ev
+from ..protocol import bus as ev
 from ..jsonstrict import (json_problem, lone_surrogate_at, printable_path,
                           without_lone_surrogates)
 from . import worker

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 
-from .. import errors
+from ..protocol import errors
 
 SYMLINK = errors.PATCH_SYMLINK_PATH
 NOT_DIRECTORY = errors.PATCH_PARENT_NOT_DIRECTORY

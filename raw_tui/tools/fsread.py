@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import stat
 
-from ..errors import TOOL_ERROR, RawError
+from ..protocol.errors import TOOL_ERROR, RawError
 
 KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR,
          "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))

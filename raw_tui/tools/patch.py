@@ -35,8 +35,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..errors import (INVALID_ARGUMENTS, PATCH_AMBIGUOUS_CONTEXT, PATCH_CONTEXT_NOT_FOUND,
-                      PATCH_PREFLIGHT_FAILED, PATCH_REPEATED_TARGET, RawError)
+from ..protocol.errors import (INVALID_ARGUMENTS, PATCH_AMBIGUOUS_CONTEXT, PATCH_CONTEXT_NOT_FOUND,
+                               PATCH_PREFLIGHT_FAILED, PATCH_REPEATED_TARGET, RawError)
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"

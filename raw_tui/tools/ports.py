@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..bus import HookEvent
+from ..protocol.bus import HookEvent
 
 
 @runtime_checkable

@@ -20,7 +20,7 @@ import re2
 
 from ..contract.schema import build_validator
 from ..contract.tool_manifest import ID_PATTERN, ToolManifest, load_manifest
-from ..errors import ConfigError
+from ..protocol.errors import ConfigError
 from .ports import Tool
 
 BUILTIN_DIR = Path(__file__).parent / "builtin"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..termsafe import escape_controls
+from ..protocol.termsafe import escape_controls
 
 if TYPE_CHECKING:
     from .ports import Tool

@@ -1,5 +1,5 @@
 """The app: the keymap, the command palette (its commands: palette.py), the theme and the
-screen stack around one `MainScreen` (screens/main.py), and the client (`raw_tui.client`)
+screen stack around one `MainScreen` (screens/main.py), and the client (`raw_tui.protocol.client`)
 through which the session is reached. Events come in through the bridge (bridge.py);
 commands go out through `send`. It holds no rule of its own."""
 
@@ -19,9 +19,9 @@ from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.screen import Screen
 
-from ..bus import UserMessage
-from ..client import SessionClient
-from ..commands import Command, Quit, Reply, SavedSession, SessionInfo, UiSettings
+from ..protocol.bus import UserMessage
+from ..protocol.client import SessionClient
+from ..protocol.commands import Command, Quit, Reply, SavedSession, SessionInfo, UiSettings
 from .bridge import EventBridge
 from .neutral import NeutralClient
 from .prefs import load_prefs, save_prefs

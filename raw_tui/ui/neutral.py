@@ -7,7 +7,7 @@ panel documents, forms, notices from the host), the session's info (agents, mode
 replies to commands (a refusal's message, a prompt action's draft) and the saved sessions
 (titles). `NeutralClient` wraps that client before the app holds it, so no widget can reach
 an unneutralised string: every string of every value crossing it passes through
-`raw_tui.termsafe.for_screen` (controls shown as `\\x1b`, bidi format characters as `\\u202e`;
+`raw_tui.protocol.termsafe.for_screen` (controls shown as `\\x1b`, bidi format characters as `\\u202e`;
 newlines and tabs kept, so Markdown still renders).
 
 Two things need more than that:
@@ -29,10 +29,10 @@ from typing import Any
 
 import msgspec
 
-from .. import bus as events
-from ..client import Deliver, Opened, SessionClient
-from ..commands import Command, EditPrompt, Prompt, Reply, SavedSession, SessionInfo
-from ..termsafe import escape_controls, for_screen, neutralise
+from ..protocol import bus as events
+from ..protocol.client import Deliver, Opened, SessionClient
+from ..protocol.commands import Command, EditPrompt, Prompt, Reply, SavedSession, SessionInfo
+from ..protocol.termsafe import escape_controls, for_screen, neutralise
 
 NAMES_KEPT = 4096  # changed strings remembered to map back (the oldest forgotten first)
 NAME_MAX_CHARS = 1024  # longer strings are text, not names: never mapped back

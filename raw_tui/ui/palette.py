@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Iterable
 from textual.app import SystemCommand
 from textual.command import CommandPalette, SearchIcon
 
-from ..commands import Clear, Compact, SwitchAgent, SwitchModel
+from ..protocol.commands import Clear, Compact, SwitchAgent, SwitchModel
 
 if TYPE_CHECKING:
     from .app import RawApp

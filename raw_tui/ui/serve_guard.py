@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from ..termsafe import escape_controls
+from ..protocol.termsafe import escape_controls
 
 TOKEN_BYTES = 16  # 128 bits, for the token and for the cookie's secret
 TOKEN_PARAM = "token"

@@ -16,8 +16,8 @@ from typing import Any
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ..commands import Command, EditPrompt, Reply, Retry, Undo
-from ..errors import CANCELLED, NOTHING_TO_UNDO
+from ..protocol.commands import Command, EditPrompt, Reply, Retry, Undo
+from ..protocol.errors import CANCELLED, NOTHING_TO_UNDO
 from .preview import relative_to
 from .widgets.safe import SafeStatic
 

@@ -427,7 +427,7 @@ def test_write_file_diff_from_the_preview_shape(tmp_path):
     a new file has oldText "" (Toad opens its diff screen only with all three keys)."""
     from types import SimpleNamespace
 
-    from raw_tui import bus as ev
+    from raw_tui.protocol import bus as ev
     from raw_tui.acp import updates
 
     event = ev.ApprovalRequest(call_id="c", identity="builtin/write_file", name="write_file",
@@ -563,7 +563,7 @@ async def test_a_client_tool_reply_that_is_not_a_result(tmp_path):
 async def test_an_ask_for_write_file_carries_the_engines_diff(tmp_path):
     """With the engine's approval preview (docs/gate.md, "Approval"), the permission request shows the
     change as diffs: absolute path, the old text ("" for a new file), the new text."""
-    from raw_tui import bus as ev
+    from raw_tui.protocol import bus as ev
 
     if "preview" not in ev.ApprovalRequest.__struct_fields__:
         pytest.skip("approval_request has no preview on this branch yet (docs/gate.md, Approval)")

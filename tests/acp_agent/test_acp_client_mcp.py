@@ -109,7 +109,7 @@ async def test_a_client_server_named_like_a_configured_one_is_invalid_params(tmp
 
 
 def test_without_acp_a_selected_server_missing_from_the_config_is_still_an_error(tmp_path):
-    from raw_tui.errors import ConfigError
+    from raw_tui.protocol.errors import ConfigError
 
     path = mcp_config(tmp_path, {}, ["mcp/client/echo"])
     with pytest.raises(ConfigError, match="no MCP server 'client' in mcp.servers"):

@@ -9,7 +9,7 @@ import sys
 import acp
 from acp.schema import McpServerStdio
 
-from raw_tui import commands as cmd
+from raw_tui.protocol import commands as cmd
 from raw_tui.mcp.config import alias
 from tests.acp_agent.kit import (TOOL_FLAGS, FailingModel, RecordingClient, client_config,
                                  delete_session, error_of, register, rig)

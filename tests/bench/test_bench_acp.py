@@ -19,7 +19,7 @@ from pathlib import Path
 
 import acp
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.models.scripted import ScriptedModel
 from raw_tui.session.session import Session
 from raw_tui.session.store import HistoryStore

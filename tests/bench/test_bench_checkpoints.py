@@ -8,7 +8,7 @@ import os
 import shutil
 import time
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.checkpoints import record, undo
 from raw_tui.checkpoints.store import Store
 from raw_tui.config import load_config

@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 
-from raw_tui.bus import Bus
+from raw_tui.protocol.bus import Bus
 from raw_tui.frozen import freeze
 from raw_tui.hooks import HookDispatcher, encode_payload, load_hooks
 from raw_tui.hooks.dispatcher import _tool

@@ -16,8 +16,8 @@ import os
 import signal
 import time
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.host.client import HostClient
 from raw_tui.session import open_session
 from tests.bench.bench_util import report

@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from raw_tui import commands as cmd
-from raw_tui.bus import UserMessage
-from raw_tui.client import InProcessTransport
+from raw_tui.protocol import commands as cmd
+from raw_tui.protocol.bus import UserMessage
+from raw_tui.protocol.client import InProcessTransport
 from raw_tui.host.client import HostClient
 from raw_tui.host.launch import start_host
 from raw_tui.host.transport import SocketTransport

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from raw_tui.bus import Bus
+from raw_tui.protocol.bus import Bus
 from raw_tui.frozen import thaw
 from raw_tui.panels import PanelHost, checked_document, parse_declarations
 

@@ -12,7 +12,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.config import load_config
 from raw_tui.session.prompt import DEFAULT_SYSTEM_PROMPT
 from raw_tui.session.store import HistoryStore

@@ -27,8 +27,8 @@ import threading
 import time
 from pathlib import Path
 
-from raw_tui import bus as ev
-from raw_tui.client import InProcessTransport, with_transport
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.client import InProcessTransport, with_transport
 from raw_tui.ui.app import FIRST_FRAME_ENV, RawApp
 from tests.ui.fake_session import FakeSession, connect
 
@@ -169,7 +169,7 @@ def test_startup_to_the_first_frame_against_a_bare_textual_app():
 
 MEMORY_SCRIPT = textwrap.dedent("""
     import asyncio, json, sys
-    from raw_tui import bus as ev
+    from raw_tui.protocol import bus as ev
     from raw_tui.ui.app import RawApp
     from tests.ui.fake_session import FakeSession, connect
 

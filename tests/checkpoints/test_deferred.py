@@ -56,7 +56,7 @@ def test_a_checkpoint_left_raw_by_a_killed_process_is_settled_and_undone(tmp_pat
     store.after(c)  # ... and the process dies: never settled
     again = Store("s-raw", base=tmp_path / "ck")
     assert "raw" in again.checkpoints[0].paths[str(target)]
-    from raw_tui import bus as ev
+    from raw_tui.protocol import bus as ev
 
     history = [ev.UserMessage(text="go", turn_id="t1")]
     outcome = service.run(again, history, turn=1)

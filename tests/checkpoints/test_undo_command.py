@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from tests.acp_agent.kit import error_of, rig
 
 WRITE = {"tool_calls": [{"name": "write_file", "id": "w1", "arguments": {"operations": [
@@ -56,7 +56,7 @@ async def test_acp_undo_previews_then_restores(tmp_path):
 
 
 async def test_the_session_command_takes_a_turn_id(tmp_path):
-    from raw_tui import commands as cmd
+    from raw_tui.protocol import commands as cmd
 
     async with rig(tmp_path, [WRITE, {"text": "ok"}], use=["builtin/write_file"]) as r:
         sid = await r.start()

@@ -9,7 +9,7 @@ import json
 from raw_tui.session.session import COMPACT_INSTRUCTION
 from tests.e2e.provider_kit import server, wire  # noqa: F401 (fixtures)
 from tests.engine.session_kit import agent_config
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.models.base import make_provider
 from raw_tui.session.session import Session
 from raw_tui.session.switch import model_spec as _model_spec

@@ -101,7 +101,7 @@ def test_a_browser_tab_runs_the_demo(server):
 def test_a_browser_tab_and_a_terminal_client_share_the_hosted_session(server):
     """The tab attaches to the session `serve` started; a second client (as `raw-tui attach`
     from a terminal would) answers the approval, and the tab's modal gives way."""
-    from raw_tui import commands
+    from raw_tui.protocol import commands
     from raw_tui.host.client import HostClient
 
     url, place = server.url, server.place

@@ -15,9 +15,9 @@ SCRIPT = textwrap.dedent("""
     import asyncio, sys
     import raw_tui
     from raw_tui.ui.styles import styles_dir
-    from raw_tui.bus import Bus
-    from raw_tui.client import InProcessTransport
-    from raw_tui.commands import Reply, SessionInfo, UiSettings
+    from raw_tui.protocol.bus import Bus
+    from raw_tui.protocol.client import InProcessTransport
+    from raw_tui.protocol.commands import Reply, SessionInfo, UiSettings
     from raw_tui.ui.app import RawApp
 
     class Session:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.config import load_config
 from raw_tui.models.base import Message, ToolDefinition, Usage
 from raw_tui.models.scripted import ScriptedModel, script_from_list

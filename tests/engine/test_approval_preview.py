@@ -11,7 +11,7 @@ import time
 import msgspec
 import pytest
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.approval import FixedApprover
 from raw_tui.config import load_config
 from raw_tui.tools import approval_preview
@@ -249,7 +249,7 @@ async def test_a_path_that_vanishes_is_previewed_as_it_is_then(tmp_path):
 def test_read_regular_refuses_a_file_swapped_for_a_fifo_after_stat(tmp_path, monkeypatch):
     """The opened descriptor is checked again (fstat): a FIFO swapped in after `stat` is
     refused, and opening it never blocks (O_NONBLOCK)."""
-    from raw_tui.errors import RawError
+    from raw_tui.protocol.errors import RawError
     from raw_tui.tools import fsread
 
     path = tmp_path / "swap"

@@ -4,7 +4,7 @@ the key of its own call, and the session's next calls get keys no saved call has
 
 from __future__ import annotations
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from tests.engine.session_kit import make_session
 
 

@@ -5,8 +5,8 @@ policy step carries neither."""
 
 from __future__ import annotations
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from tests.engine.session_kit import make_session
 
 WRITE = {"name": "write_file", "arguments": {"operations": [

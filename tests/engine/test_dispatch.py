@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers import write_config
 from tests.engine.misbehaving_tools import RULES, write_all
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.approval import FixedApprover
 from raw_tui.config import load_config
 from raw_tui.frozen import FrozenDict

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.config import load_config
 from raw_tui.tools import worker
 from raw_tui.tools.dispatch import Deadlines, Dispatcher

@@ -8,8 +8,8 @@ import asyncio
 import json
 import time
 
-from raw_tui import bus as ev
-from raw_tui.redact import REDACTED, Redactor
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.redact import REDACTED, Redactor
 from raw_tui.session.store import HistoryStore
 from raw_tui.tools import live_output
 from raw_tui.tools.live_output import LiveOutput

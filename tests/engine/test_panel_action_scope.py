@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from tests.engine.session_kit import agent_config, make_session
 
 TOOL = '''

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import msgspec
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.session.store import HistoryStore
 from tests.engine.session_kit import agent_config, make_session
 

@@ -4,7 +4,7 @@ never reaches the model otherwise; a resumed session rebuilds the same context."
 
 from __future__ import annotations
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.session.conversation import Conversation
 from raw_tui.session.session import COMPACT_INSTRUCTION
 from raw_tui.session.store import HistoryStore

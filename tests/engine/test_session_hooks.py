@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from tests.engine.hooks.hookkit import write_hook
 from tests.helpers import alive
 from tests.engine.session_kit import agent_config, make_session

@@ -11,8 +11,8 @@ import shutil
 import msgspec
 import pytest
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.config import DEMO_DIR
 from tests.engine.session_kit import agent_config, make_session
 

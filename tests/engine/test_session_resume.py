@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.config import DEMO_DIR
 from raw_tui.session.open import UnknownSession, open_session
 from raw_tui.session.request import SessionRequest
@@ -190,7 +190,7 @@ def test_a_history_cut_off_mid_call_still_answers_every_call():
 
 
 def test_a_stored_event_that_no_longer_decodes_is_skipped_with_a_notice(tmp_path):
-    from raw_tui import bus as ev
+    from raw_tui.protocol import bus as ev
     from raw_tui.session.store import HistoryStore
 
     store = HistoryStore(tmp_path / "h.sqlite3")

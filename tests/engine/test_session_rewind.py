@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.session.conversation import Conversation
 from raw_tui.session.open import open_session
 from raw_tui.session.request import SessionRequest

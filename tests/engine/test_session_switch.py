@@ -8,8 +8,8 @@ import json
 import pytest
 from msgspec.structs import replace
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.session.open import open_session
 from raw_tui.session.request import SessionRequest
 from raw_tui.session.store import HistoryStore

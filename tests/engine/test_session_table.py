@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.session import session as session_module
 from raw_tui.session.session import HANDLERS
 

@@ -8,8 +8,8 @@ import asyncio
 import msgspec
 import pytest
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.models.base import ModelError
 from raw_tui.session.prompt import DEFAULT_SYSTEM_PROMPT
 from tests.engine.session_kit import make_session

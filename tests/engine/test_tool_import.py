@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.config import load_config
 from raw_tui.tools.dispatch import Deadlines, Dispatcher
 from tests.helpers import write_config, write_tool

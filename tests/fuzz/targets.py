@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 
 # -- values -------------------------------------------------------------------------------
 
@@ -429,7 +429,7 @@ _panel_declarations: list[Any] = []
 
 
 def _panel_run(bodies: list[Any]) -> None:
-    from raw_tui.bus import Bus
+    from raw_tui.protocol.bus import Bus
     from raw_tui.panels import PanelError, PanelHost, parse_declarations, render_text, summarize
     from raw_tui.ui import flowchart
 

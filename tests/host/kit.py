@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.host.launch import Started, start_host
 from raw_tui.session.request import SessionRequest
 from tests.helpers import alive, write_config, write_script

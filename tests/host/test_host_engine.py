@@ -13,8 +13,8 @@ import time
 import msgspec
 import pytest
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.host import protocol as wire
 from raw_tui.host.client import HostClient, HostGone
 from raw_tui.host.paths import socket_path

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.host.client import HostClient
 from tests.engine.session_kit import agent_config
 from tests.engine.test_panel_action_cancel import ASK, PANELS, SLOW

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
-from raw_tui.errors import ConfigError
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.host import protocol as wire
 from raw_tui.host.client import HostClient
 from raw_tui.host.paths import live_sessions, probe

@@ -12,7 +12,7 @@ import socket
 import time
 from pathlib import Path
 
-from raw_tui import commands as cmd
+from raw_tui.protocol import commands as cmd
 from raw_tui.host import protocol as wire
 from raw_tui.host.client import HostClient
 from raw_tui.host.paths import probe

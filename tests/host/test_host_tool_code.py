@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.host.client import HostClient
 from tests.host.test_host_engine import start_host, stop, wait_until
 

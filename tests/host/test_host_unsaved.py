@@ -11,8 +11,8 @@ import signal
 import subprocess
 import sys
 
-from raw_tui import bus as ev
-from raw_tui import commands as cmd
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol import commands as cmd
 from raw_tui.host.client import HostClient
 from raw_tui.paths import state_home
 from raw_tui.session.store import BUSY_TIMEOUT_S

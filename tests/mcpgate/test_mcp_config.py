@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.mcp.config import alias
 from tests.helpers import raw_tui
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.mcp.config import alias
 
 from .mcp_kit import alive, call_line, fixture_server, kill_quietly, mcp_session
@@ -347,7 +347,7 @@ async def test_closing_while_a_server_starts_does_not_wait_for_its_timeout(tmp_p
 
 
 async def test_an_ask_rule_on_an_mcp_tool_asks_and_runs_once_approved(tmp_path):
-    from raw_tui import commands as cmd
+    from raw_tui.protocol import commands as cmd
 
     rules = [{"match": "mcp/fx/*", "effect": "ask",
               "when": {"source": "arguments", "any": "value", "regex": "^risky"}}]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.mcp.config import parse_server
 from raw_tui.mcp.manager import McpManager
 
@@ -12,7 +12,7 @@ from .mcp_kit import fixture_server
 
 
 async def test_servers_added_at_run_time_start_and_list_their_tools(tmp_path):
-    from raw_tui.redact import Redactor
+    from raw_tui.protocol.redact import Redactor
 
     redactor = Redactor()
     manager = McpManager(cwd=str(tmp_path), redactor=redactor)
@@ -42,7 +42,7 @@ def test_the_sdks_log_records_are_redacted(tmp_path):
     import logging
 
     from raw_tui.mcp.connection import route_sdk_logs
-    from raw_tui.redact import Redactor
+    from raw_tui.protocol.redact import Redactor
 
     secret = "sdk-log-0123456789-SECRET"
     redactor = Redactor()

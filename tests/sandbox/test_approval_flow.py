@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.config import load_config
 from raw_tui.tools.dispatch import Dispatcher
 from tests.sandbox.kit import ASK_ALL, config, needs_sandbox  # noqa: F401

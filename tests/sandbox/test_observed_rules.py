@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.policy import RuleSet, parse_predicate
 
 WHERE = ["agents", "a", "tools", "rules"]

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from raw_tui.errors import MODEL_ERROR
+from raw_tui.protocol.errors import MODEL_ERROR
 from raw_tui.models.base import ModelError, TextDelta, ToolDefinition, user_message
 
 HELLO = [user_message("Say hello")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 
 OWNER = "builtin/todo"
 

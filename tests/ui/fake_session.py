@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from raw_tui.bus import Bus
-from raw_tui.client import TRANSPORT_ENV, InProcessTransport, SessionClient, with_transport
-from raw_tui.commands import Command, Reply, SavedSession, SessionInfo, UiSettings
+from raw_tui.protocol.bus import Bus
+from raw_tui.protocol.client import TRANSPORT_ENV, InProcessTransport, SessionClient, with_transport
+from raw_tui.protocol.commands import Command, Reply, SavedSession, SessionInfo, UiSettings
 
 
 class FakeSession:

@@ -4,7 +4,7 @@ selection, disabled, under `(answered)`."""
 
 from __future__ import annotations
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.widgets.form_view import FormView
 

@@ -6,8 +6,8 @@ import os
 
 import msgspec
 
-from raw_tui import bus as ev
-from raw_tui.commands import ApprovalAnswer
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.commands import ApprovalAnswer
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.screens.approval import ApprovalScreen
 

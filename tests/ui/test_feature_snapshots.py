@@ -3,7 +3,7 @@ chat search, a prompt being edited, a retried turn, a switched model."""
 
 from __future__ import annotations
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 
 from .events import retried, two_turns
 from .snapshot_kit import at_each_size, make_app

@@ -7,8 +7,8 @@ import msgspec
 import pytest
 from textual.command import CommandPalette
 
-from raw_tui import bus as ev
-from raw_tui.commands import (EditPrompt, Prompt, Reply, Retry, SwitchAgent, SwitchModel)
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.commands import (EditPrompt, Prompt, Reply, Retry, SwitchAgent, SwitchModel)
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.prefs import load_prefs
 from raw_tui.ui.welcome import WelcomeCard

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from raw_tui import bus as ev
-from raw_tui.commands import FormAnswer, FormCancel, Reply
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.commands import FormAnswer, FormCancel, Reply
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.widgets.composer import Composer
 from raw_tui.ui.widgets.form_view import FormView

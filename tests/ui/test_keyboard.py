@@ -8,8 +8,8 @@ import base64
 from textual import events
 from textual.command import CommandPalette
 
-from raw_tui import bus as ev
-from raw_tui.commands import Cancel, Clear, Compact, PanelAction, Prompt, Quit, Reply
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.commands import Cancel, Clear, Compact, PanelAction, Prompt, Quit, Reply
 from raw_tui.ui.app import RawApp, osc52
 from raw_tui.ui.screens.actions_menu import ActionsMenu
 from raw_tui.ui.widgets.chat_view import ChatView
@@ -332,7 +332,7 @@ class _Store:
 async def test_palette_lists_saved_sessions_and_resuming_closes_this_one(session):
     from raw_tui.ui.app import Resume
 
-    from raw_tui.commands import SavedSession
+    from raw_tui.protocol.commands import SavedSession
 
     # the session itself lists the others (tests/engine: test_saved_sessions_*)
     session.saved = [SavedSession(id="s-old", title="fix the parser", updated_at=1.7e9,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from raw_tui import bus as ev
-from raw_tui.commands import Cancel, Quit
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.commands import Cancel, Quit
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.widgets.tool_call import ToolCallView
 

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import msgspec
 
-from raw_tui import bus as ev
-from raw_tui.client import TRANSPORT_ENV
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.client import TRANSPORT_ENV
 from raw_tui.ui import messages
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.conversation import router

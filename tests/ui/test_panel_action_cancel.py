@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from raw_tui.commands import Cancel, PanelAction, Reply
+from raw_tui.protocol.commands import Cancel, PanelAction, Reply
 from raw_tui.ui.app import RawApp
 
 from . import events as samples

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.widgets.panel_view import BlockView, PanelView
 from raw_tui.ui.widgets.sidebar import Sidebar

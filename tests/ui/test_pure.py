@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.ui import flowchart
 from raw_tui.ui.preview import effect_lines, preview_text, visible
 

@@ -4,7 +4,7 @@ the action runs (a question, never an approval: the gate still decides)."""
 
 from __future__ import annotations
 
-from raw_tui.commands import PanelAction
+from raw_tui.protocol.commands import PanelAction
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.screens.actions_menu import ActionsMenu
 from raw_tui.ui.widgets.sidebar import Sidebar

@@ -11,7 +11,7 @@ import shutil
 import msgspec
 from pathlib import Path
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.widgets.panel_view import PanelView
 from tests.engine.session_kit import agent_config, make_session

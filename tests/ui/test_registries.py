@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.cells import cell_len
 
-from raw_tui import glyphs
+from raw_tui.protocol import glyphs
 from raw_tui.panels.blocks import KINDS as ENGINE_KINDS
 from raw_tui.panels.declaration import ICONS as ACCEPTED_ICONS
 from raw_tui.ui import blocks as ui_blocks

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 
 from . import events as samples
 from .snapshot_kit import CWD, at_each_size, make_app

@@ -8,10 +8,10 @@ import asyncio
 
 import pytest
 
-from raw_tui import bus as ev
-from raw_tui.client import InProcessTransport
-from raw_tui.commands import Prompt, UiSettings
-from raw_tui.errors import ConfigError
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.client import InProcessTransport
+from raw_tui.protocol.commands import Prompt, UiSettings
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.screens.main import MainScreen
 from raw_tui.ui.widgets.composer import Composer

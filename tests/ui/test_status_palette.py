@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.ui.app import RawApp
 
 from . import events as samples

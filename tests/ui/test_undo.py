@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
-from raw_tui import bus as ev
-from raw_tui.commands import Reply, Retry, Undo
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.commands import Reply, Retry, Undo
 from raw_tui.session.store import HistoryStore
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.screens.undo_preview import UndoPreview

@@ -1,6 +1,6 @@
 """The event bus: encoding, order, and a failing subscriber that stops nobody."""
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 
 
 def test_every_event_encodes_in_one_call_and_decodes_back():

@@ -1,4 +1,4 @@
-"""The transport seam (raw_tui/client.py): a real engine session behind the in-process and the
+"""The transport seam (raw_tui/protocol/client.py): a real engine session behind the in-process and the
 encoding transport; what crosses the encoding one is a decoded copy, strictly typed."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from raw_tui import bus as ev
-from raw_tui.client import EncodingTransport, InProcessTransport, with_transport
-from raw_tui.commands import ApprovalAnswer, Prompt, Quit, Reply, SavedSession, UiSettings
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.client import EncodingTransport, InProcessTransport, with_transport
+from raw_tui.protocol.commands import ApprovalAnswer, Prompt, Quit, Reply, SavedSession, UiSettings
 from raw_tui.session.store import HistoryStore
 from raw_tui.config import load_config
 from tests.engine.session_kit import BASE, make_session

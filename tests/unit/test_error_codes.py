@@ -1,4 +1,4 @@
-"""Every error code lives in raw_tui/errors.py, once: no other module writes one as a string
+"""Every error code lives in raw_tui/protocol/errors.py, once: no other module writes one as a
 literal (a reply's code, a result's code, a code compared, a RawError's code), and the codes
 on the wire are the ones clients already read."""
 
@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 import raw_tui
-from raw_tui import errors
+from raw_tui.protocol import errors
 
 ROOT = Path(raw_tui.__file__).parent
 
@@ -98,7 +98,7 @@ def test_no_module_but_errors_py_writes_a_code_as_a_literal():
              if name.isupper() and isinstance(value, str)}
     found = []
     for path in sorted(ROOT.rglob("*.py")):
-        if path == ROOT / "errors.py":
+        if path == ROOT / "protocol" / "errors.py":
             continue
         tree = ast.parse(path.read_text(), str(path))
         found += [f"{path.relative_to(ROOT)}:{line}: {text!r}"

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 ENGINE = [
-    "raw_tui.config", "raw_tui.bus", "raw_tui.commands", "raw_tui.tools.dispatch",
+    "raw_tui.config", "raw_tui.protocol.bus", "raw_tui.protocol.commands", "raw_tui.tools.dispatch",
     "raw_tui.policy", "raw_tui.cli", "raw_tui.host.process", "raw_tui.host.server",
     "raw_tui.host.transport",
 ]

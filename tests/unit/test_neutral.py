@@ -1,4 +1,4 @@
-"""The neutraliser: `raw_tui.termsafe` (text for a terminal) and `raw_tui.ui.neutral` (the
+"""The neutraliser: `raw_tui.protocol.termsafe` (text for a terminal) and `raw_tui.ui.neutral` (the
 session client the UI holds), from the outside of each function."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from raw_tui import bus as ev
-from raw_tui.bus import Bus
-from raw_tui.client import InProcessTransport
-from raw_tui.commands import (ApprovalAnswer, FormAnswer, PanelAction, Prompt, Reply,
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.bus import Bus
+from raw_tui.protocol.client import InProcessTransport
+from raw_tui.protocol.commands import (ApprovalAnswer, FormAnswer, PanelAction, Prompt, Reply,
                               SavedSession, SessionInfo, SwitchAgent, UiSettings)
-from raw_tui.termsafe import (BIDI, escape_controls, escape_json_controls, for_screen,
+from raw_tui.protocol.termsafe import (BIDI, escape_controls, escape_json_controls, for_screen,
                               neutralise)
 from raw_tui.ui.neutral import NeutralClient, json_text, output_for_screen
 

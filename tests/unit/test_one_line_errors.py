@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui.bus import Bus
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.bus import Bus
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.hooks.response import InvalidOutput, parse_response
 from raw_tui.panels import PanelError, PanelHost, parse_declarations
 

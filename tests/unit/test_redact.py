@@ -9,8 +9,8 @@ import sys
 import pytest
 from hypothesis import given, strategies as st
 
-from raw_tui import bus as ev
-from raw_tui.redact import REDACTED, Redactor
+from raw_tui.protocol import bus as ev
+from raw_tui.protocol.redact import REDACTED, Redactor
 
 SECRET = "sk-abc123XYZ"
 
@@ -68,7 +68,7 @@ def test_streamed_pieces_give_the_same_text_as_the_whole(before, after, cuts):
 
 REDIRECTED = """
 import os, subprocess, sys
-from raw_tui.redact import Redactor, RedactedLog
+from raw_tui.protocol.redact import Redactor, RedactedLog
 r = Redactor()
 r.register(sys.argv[2])
 end = RedactedLog(sys.argv[1], r).redirect_std(restore=sys.argv[3] == "restore")

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from ... import errors
+from ...protocol import errors
 from .boundary import Boundary
 from .env import child_env
 from .layer import LayerRefused, Scan, bounded_diff, discarded, file_diffs, scan

@@ -19,7 +19,7 @@ import shutil
 import stat
 from typing import Iterable
 
-from ...errors import SANDBOX_CONFLICT, SANDBOX_UNSUPPORTED
+from ...protocol.errors import SANDBOX_CONFLICT, SANDBOX_UNSUPPORTED
 from .layer import LayerRefused, Scan
 
 Baseline = dict[str, tuple | None]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping
 
-# raw_tui.client.TRANSPORT_ENV, raw_tui.ui.welcome.WELCOME_ENV, raw_tui.ui.app.FIRST_FRAME_ENV
+# raw_tui.protocol.client.TRANSPORT_ENV, raw_tui.ui.welcome.WELCOME_ENV, raw_tui.ui.app.FIRST_FRAME_ENV
 INTERNAL = frozenset({"RAW_TUI_TRANSPORT", "RAW_TUI_WELCOME", "RAW_TUI_FIRST_FRAME_FILE"})
 ACCOUNTING = "RAW_TUI_PROC"  # raw_tui.tools.proctree.ENV_KEY
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")

@@ -15,7 +15,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 
-from ...errors import SANDBOX_UNSUPPORTED
+from ...protocol.errors import SANDBOX_UNSUPPORTED
 
 MAX_DIFF_BYTES = 256 * 1024
 MAX_DIFF_FILE_BYTES = 1024 * 1024  # a bigger text file is named, not diffed
@@ -153,7 +153,7 @@ def _walk(out: Scan, rel_dir: str, max_bytes: int, hidden: bool) -> None:
                                "cannot be committed")
         out.bytes += st.st_size
         if out.bytes > max_bytes:
-            from ...errors import SANDBOX_TOO_LARGE
+            from ...protocol.errors import SANDBOX_TOO_LARGE
 
             raise LayerRefused(SANDBOX_TOO_LARGE, f"the layer holds more than {max_bytes} "
                                "bytes (sandbox.max_bytes); nothing was committed")

@@ -9,7 +9,7 @@ from typing import Literal
 
 import msgspec
 
-from ...errors import ConfigError, json_path
+from ...protocol.errors import ConfigError, json_path
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 Mode = Literal["overlay", "workspace", "off"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import errors
-from ...bus import ApprovalPreview, FilePreview
+from ...protocol import errors
+from ...protocol.bus import ApprovalPreview, FilePreview
 from ..approval_preview import effect_files
 from .call import SandboxCall, gate_paths, touches
 from .layer import LayerRefused

@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.text import Text
 
-from ...glyphs import LEVEL, STATUS
+from ...protocol.glyphs import LEVEL, STATUS
 
 Row = tuple[str | None, Text]  # (item name or None, the line)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import bus as ev
+from ...protocol import bus as ev
 from .approvals import Approvals
 from .forms import Forms
 from .panels import Panels

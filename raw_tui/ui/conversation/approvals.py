@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ... import bus as ev
-from ...commands import ApprovalAnswer
+from ...protocol import bus as ev
+from ...protocol.commands import ApprovalAnswer
 from .router import live_only
 
 if TYPE_CHECKING:

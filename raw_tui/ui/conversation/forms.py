@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ... import bus as ev
-from ...commands import FormAnswer, FormCancel
+from ...protocol import bus as ev
+from ...protocol.commands import FormAnswer, FormCancel
 from ..widgets.navigator import Target
 from ..widgets.sidebar import Sidebar
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ... import bus as ev
-from ...commands import PanelAction
+from ...protocol import bus as ev
+from ...protocol.commands import PanelAction
 from ..widgets.navigator import Target
 from .transcript import clears
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ... import bus as ev
-from ...commands import EditPrompt, Prompt, Retry
-from ...errors import BUSY
+from ...protocol import bus as ev
+from ...protocol.commands import EditPrompt, Prompt, Retry
+from ...protocol.errors import BUSY
 from .router import live_only
 
 if TYPE_CHECKING:

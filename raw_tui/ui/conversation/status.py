@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ... import bus as ev
+from ...protocol import bus as ev
 from .router import live_only
 
 if TYPE_CHECKING:

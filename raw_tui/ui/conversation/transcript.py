@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import log
 
-from ... import bus as ev
+from ...protocol import bus as ev
 from ..messages import ReplayFinished, ReplayStarted
 from .router import live_only
 

@@ -16,7 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ...bus import ApprovalRequest
+from ...protocol.bus import ApprovalRequest
 from ..neutral import json_text
 from ..preview import effect_lines, preview_files, preview_text, relative_to, visible
 from ..styles import stylesheet

@@ -17,7 +17,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ...commands import Cancel
+from ...protocol.commands import Cancel
 from ..conversation import ConversationFeatures
 from ..textual_private import draw_now, is_closing
 from ..widgets.chat_view import ChatView

@@ -12,7 +12,7 @@ from rich.text import Text
 from .safe import SafeStatic
 
 if TYPE_CHECKING:
-    from ... import bus as ev
+    from ...protocol import bus as ev
 
 
 class UserMessageView(SafeStatic):

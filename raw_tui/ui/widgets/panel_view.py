@@ -10,13 +10,13 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.widget import Widget
 
-from ...glyphs import ICONS
+from ...protocol.glyphs import ICONS
 from ..blocks import bar, item_names, item_text, plain_block, render_block
 from .navigator import Target
 from .safe import SafeStatic
 
 if TYPE_CHECKING:
-    from ... import bus as ev
+    from ...protocol import bus as ev
 
 
 def extra(state: ev.PanelState, name: str) -> Any:

@@ -11,7 +11,7 @@ from textual.widgets import Static
 from .navigator import Navigator, Target, nav_bindings
 
 if TYPE_CHECKING:
-    from ... import bus as ev
+    from ...protocol import bus as ev
     from .panel_view import PanelView
 
 

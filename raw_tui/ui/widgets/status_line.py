@@ -13,10 +13,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from ...errors import TRUNCATED
+from ...protocol.errors import TRUNCATED
 
 if TYPE_CHECKING:
-    from ... import bus as ev
+    from ...protocol import bus as ev
 
 STATE_STYLE = {"idle": "green", "running": "bold yellow", "cancelling": "bold red",
                "closing": "dim", "starting": "dim"}

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Group
 from rich.text import Text
 
-from ...errors import APPROVAL_DENIED, DENIAL_CODES
-from ...termsafe import escape_controls
+from ...protocol.errors import APPROVAL_DENIED, DENIAL_CODES
+from ...protocol.termsafe import escape_controls
 from ..neutral import json_text
 from ..preview import effect_lines
 from .safe import SafeStatic
 
 if TYPE_CHECKING:
-    from ... import bus as ev
+    from ...protocol import bus as ev
 
 COLLAPSED_LINES = 3
 LIVE_KEEP_CHARS = 8192  # the running output kept on screen (its tail)

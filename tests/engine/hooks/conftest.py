@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hookkit import Recorder, load
-from raw_tui.bus import Bus
+from raw_tui.protocol.bus import Bus
 from raw_tui.hooks import HookDispatcher
 
 

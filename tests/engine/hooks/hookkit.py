@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from raw_tui.bus import Bus
+from raw_tui.protocol.bus import Bus
 from raw_tui.hooks import load_hooks
 
 REPO = Path(__file__).resolve().parents[3]

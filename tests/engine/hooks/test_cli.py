@@ -6,7 +6,7 @@ import io
 import json
 
 from hookkit import REPO, TOOLS, load, write_hook
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.hooks import hooks_test, load_hooks
 
 

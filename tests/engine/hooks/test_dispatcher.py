@@ -9,7 +9,7 @@ import time
 import msgspec
 
 from hookkit import BASH, WRITE, write_hook
-from raw_tui.bus import HookEvent
+from raw_tui.protocol.bus import HookEvent
 from raw_tui.frozen import freeze
 from raw_tui.hooks import format_receipt
 from raw_tui.tools.ports import CallInfo

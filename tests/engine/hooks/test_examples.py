@@ -6,7 +6,7 @@ import asyncio
 import json
 
 from hookkit import REPO, TOOLS
-from raw_tui.bus import Bus
+from raw_tui.protocol.bus import Bus
 from raw_tui.frozen import freeze
 from raw_tui.hooks import HookDispatcher, load_hooks
 from raw_tui.tools.ports import CallInfo

@@ -7,7 +7,7 @@ import json
 import sys
 
 from hookkit import load, write_hook
-from raw_tui.bus import HooksReload
+from raw_tui.protocol.bus import HooksReload
 from raw_tui.hooks import HookDispatcher, HookWatcher
 
 

@@ -11,7 +11,7 @@ import time
 import pytest
 from builtin_tools import acall, bash, make_ctx, validation_error  # noqa: F401 (fixtures)
 
-from raw_tui.errors import CANCELLED, TOOL_ERROR
+from raw_tui.protocol.errors import CANCELLED, TOOL_ERROR
 from raw_tui.frozen import freeze
 from raw_tui.tools import procgroup
 from tests.helpers import alive

@@ -7,7 +7,7 @@ import json
 
 from builtin_tools import tool_spec
 
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.config import load_config
 from raw_tui.tools.dispatch import Dispatcher
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui.errors import (INVALID_ARGUMENTS, PATCH_PREFLIGHT_FAILED, PATCH_REPEATED_TARGET,
-                            RawError)
+from raw_tui.protocol.errors import (INVALID_ARGUMENTS, PATCH_PREFLIGHT_FAILED,
+                                     PATCH_REPEATED_TARGET, RawError)
 from raw_tui.tools.patch import (AddFile, DeleteFile, PatchApplyError, PatchSyntaxError,
                                  UpdateFile, apply_hunks, check_repeated, lexical_abspath,
                                  parse_patch, targets)

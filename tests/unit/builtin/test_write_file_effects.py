@@ -8,7 +8,7 @@ import pytest
 from builtin_tools import (effects_of, make_ctx, validation_error,  # noqa: F401 (fixture)
                            write_file)
 
-from raw_tui.errors import PATCH_REPEATED_TARGET, RawError
+from raw_tui.protocol.errors import PATCH_REPEATED_TARGET, RawError
 from raw_tui.frozen import freeze
 
 

@@ -9,7 +9,7 @@ import stat
 import pytest
 from builtin_tools import call, listing, write_file  # noqa: F401 (fixtures)
 
-from raw_tui.errors import PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError
+from raw_tui.protocol.errors import PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError
 from raw_tui.tools import fsatomic
 
 

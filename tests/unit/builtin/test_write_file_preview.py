@@ -13,7 +13,7 @@ from builtin_tools import make_ctx, tool_spec, validation_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from raw_tui.errors import RawError
+from raw_tui.protocol.errors import RawError
 from raw_tui.frozen import freeze
 from raw_tui.tools import approval_preview
 from raw_tui.tools.patch import split_lines

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from raw_tui.contract.schema import build_validator, first_error
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.tools.registry import load_tool
 
 HANDLER = "def handler(args, ctx):\n    return 'ok'\n"

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from raw_tui.bus import Bus, InteractionRequest, InteractionSettled
+from raw_tui.protocol.bus import Bus, InteractionRequest, InteractionSettled
 from raw_tui.interactions import Interactions
 from raw_tui.panels import parse_declarations
 

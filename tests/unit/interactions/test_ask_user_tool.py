@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from raw_tui.bus import Bus
+from raw_tui.protocol.bus import Bus
 from raw_tui.frozen import freeze
 from raw_tui.interactions import Interactions
 from raw_tui.panels import PanelHost, checked_document, parse_declarations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui.errors import INTERACTION_INVALID
+from raw_tui.protocol.errors import INTERACTION_INVALID
 from raw_tui.interactions import InteractionError, validate_answers
 
 FORM = {"id": "f", "kind": "form", "fields": [

@@ -6,9 +6,10 @@ import asyncio
 
 import pytest
 
-from raw_tui.bus import Bus
-from raw_tui.errors import (INTERACTION_CONFLICT, INTERACTION_INVALID, INTERACTION_UNAVAILABLE,
-                            PANEL_INVALID, PANEL_NOT_OWNED, PANEL_UNDECLARED)
+from raw_tui.protocol.bus import Bus
+from raw_tui.protocol.errors import (INTERACTION_CONFLICT, INTERACTION_INVALID,
+                                     INTERACTION_UNAVAILABLE, PANEL_INVALID, PANEL_NOT_OWNED,
+                                     PANEL_UNDECLARED)
 from raw_tui.interactions import (DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, InteractionError,
                                   Interactions)
 from raw_tui.panels import PanelError
@@ -250,7 +251,7 @@ def test_settled_requests_are_bounded():
 
 
 async def test_an_attached_ui_gets_the_form_as_a_panel(rec):
-    from raw_tui.bus import PanelReceipt, PanelState
+    from raw_tui.protocol.bus import PanelReceipt, PanelState
     from raw_tui.panels import PanelHost
 
     host = PanelHost(rec.bus)

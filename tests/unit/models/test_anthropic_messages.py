@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.models import ModelSpec, make_provider
 from raw_tui.models.anthropic_messages import AnthropicMessagesModel
 from raw_tui.models.base import (

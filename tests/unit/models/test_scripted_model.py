@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.models import ModelSpec, make_provider
 from raw_tui.models.base import (Done, TextDelta, ToolCallRequest, assistant_message,
                                  tool_message, user_message)

@@ -2,7 +2,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.models import ModelProvider, ModelSpec, make_provider
 from raw_tui.models.anthropic_messages import AnthropicMessagesModel
 from raw_tui.models.base import ModelError, ToolCallRequest, tool_call_from_json

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from raw_tui.bus import Bus, PanelReceipt, PanelState
+from raw_tui.protocol.bus import Bus, PanelReceipt, PanelState
 from raw_tui.panels import PanelHost, parse_declarations
 
 BUILTIN = Path(__file__).resolve().parents[3] / "raw_tui" / "tools" / "builtin"

@@ -9,9 +9,9 @@ import asyncio
 import pytest
 
 from tests.helpers import write_config, write_tool
-from raw_tui import bus as ev
+from raw_tui.protocol import bus as ev
 from raw_tui.approval import FixedApprover
-from raw_tui.commands import PanelAction
+from raw_tui.protocol.commands import PanelAction
 from raw_tui.config import load_config
 from raw_tui.interactions import Interactions
 from raw_tui.panels import PanelHost

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui.errors import PANEL_INVALID
+from raw_tui.protocol.errors import PANEL_INVALID
 from raw_tui.panels import (ActionTarget, PanelError, action_note, find_action, prompt_draft,
                             run_tool_action)
 from raw_tui.panels.actions import fill_action, response_of

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.panels import implicit_declaration, parse_declarations
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raw_tui.errors import PANEL_INVALID, PANEL_TOO_LARGE
+from raw_tui.protocol.errors import PANEL_INVALID, PANEL_TOO_LARGE
 from raw_tui.panels import PanelError, checked_document, is_valid
 
 

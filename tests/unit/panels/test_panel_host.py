@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from raw_tui.bus import PanelState
-from raw_tui.errors import (PANEL_CLOSED_CONTEXT, PANEL_INVALID, PANEL_LIMIT, PANEL_NOT_OWNED,
-                            PANEL_RATE_LIMITED, PANEL_REVISION_CONFLICT, PANEL_TOO_LARGE,
-                            PANEL_UNDECLARED, PANEL_UNKNOWN)
+from raw_tui.protocol.bus import PanelState
+from raw_tui.protocol.errors import (PANEL_CLOSED_CONTEXT, PANEL_INVALID, PANEL_LIMIT,
+                                     PANEL_NOT_OWNED, PANEL_RATE_LIMITED, PANEL_REVISION_CONFLICT,
+                                     PANEL_TOO_LARGE, PANEL_UNDECLARED, PANEL_UNKNOWN)
 from raw_tui.panels import PanelError, PanelHost
 
 from panel_helpers import OWNER, checklist_doc, declare
@@ -450,7 +450,7 @@ async def test_rejection_lines_and_receipts_are_bounded_one_line(call, rec):
 
 
 def test_rejected_receipts_are_capped_per_call_and_the_rest_counted_once():
-    from raw_tui import bus as ev
+    from raw_tui.protocol import bus as ev
     from raw_tui.panels.declaration import parse_declarations
     from raw_tui.panels.host import PanelHost
     from raw_tui.panels.limits import MAX_REJECTED_RECEIPTS_PER_CALL
@@ -476,7 +476,7 @@ async def test_every_receipt_is_at_most_1024_bytes_as_json(call, rec):
     identifiers alone are large" (PANEL_LIMITS.receiptBytes)."""
     import msgspec
 
-    from raw_tui.bus import PanelReceipt, ReceiptError
+    from raw_tui.protocol.bus import PanelReceipt, ReceiptError
     from raw_tui.panels.host import bounded_receipt
 
     wide = {"op": "replace", "document": {"é" * 300: 1}}  # a message of 4-byte escapes

@@ -9,7 +9,7 @@ import copy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from raw_tui.bus import Bus
+from raw_tui.protocol.bus import Bus
 from raw_tui.frozen import thaw
 from raw_tui.panels import PanelError, PanelHost, is_valid
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.panels.declaration import parse_declarations
 
 

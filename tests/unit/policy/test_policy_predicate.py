@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.frozen import freeze
 from raw_tui.policy import Predicate, parse_predicate
 

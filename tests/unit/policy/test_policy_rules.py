@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 import pytest
 from jsonschema.validators import validator_for
 
-from raw_tui.errors import ConfigError
+from raw_tui.protocol.errors import ConfigError
 from raw_tui.frozen import freeze
 from raw_tui.policy import Rule, RuleSet
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from raw_tui.errors import INTERACTION_UNAVAILABLE
+from raw_tui.protocol.errors import INTERACTION_UNAVAILABLE
 from raw_tui.interactions import InteractionError
 from raw_tui.panels import PanelError
 

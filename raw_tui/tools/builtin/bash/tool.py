@@ -34,7 +34,7 @@ from raw_tui.tools.strict import strict_error
 import codecs
 from typing import Any, Callable
 
-from raw_tui.errors import CANCELLED, TOOL_ERROR
+from raw_tui.protocol.errors import CANCELLED, TOOL_ERROR
 from raw_tui.tools import procgroup
 from raw_tui.tools.sandbox.env import child_env
 

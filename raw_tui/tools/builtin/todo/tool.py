@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from raw_tui.errors import PANEL_INVALID, TOOL_ERROR
+from raw_tui.protocol.errors import PANEL_INVALID, TOOL_ERROR
 from raw_tui.panels import PanelError, confirmation_line
 
 PANEL = "todo"

@@ -59,8 +59,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from raw_tui.errors import (CANCELLED, EFFECTS_ERROR, PATCH_BINARY_SOURCE, PATCH_DESTINATION_EXISTS,
-                            PATCH_INVALID_UTF8, PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError)
+from raw_tui.protocol.errors import (CANCELLED, EFFECTS_ERROR, PATCH_BINARY_SOURCE,
+                                     PATCH_DESTINATION_EXISTS, PATCH_INVALID_UTF8,
+                                     PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError)
 from raw_tui.tools import approval_preview, fsatomic, fslinks, fsread
 from raw_tui.tools.patch import (BOM, AddFile, DeleteFile, PatchSyntaxError, apply_hunks,
                                  check_repeated, lexical_abspath, parse_patch, split_endings,

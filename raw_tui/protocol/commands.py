@@ -2,7 +2,7 @@
 `SessionApi`, what a session offers its clients. All msgspec Structs, so they cross a socket.
 
 Events go out on the bus; commands come in through `SessionApi.handle(command)`, which
-returns a `Reply`. Clients reach a session through a transport (`raw_tui.client`). Nothing
+returns a `Reply`. Clients reach a session through a transport (`raw_tui.protocol.client`). Nothing
 here imports a client or the engine internals.
 """
 

@@ -1,7 +1,7 @@
 """The transport seam: how a client (the Textual UI, later `raw-tui attach`) reaches a session.
 
 A client sees a session only through a `SessionClient`; nothing but msgspec Structs from
-`raw_tui.bus` (events) and `raw_tui.commands` (commands, replies, info, settings, saved
+`raw_tui.protocol.bus` (events) and `raw_tui.protocol.commands` (commands, replies, info, settings, saved
 sessions) crosses it:
 
 - `listen(deliver)`: every event goes to this one callback, in publication order, on the

@@ -96,7 +96,7 @@ SESSION_CLOSED = "session_closed"
 # Model providers (raw_tui/models): a request failed (HTTP status, connection, timeout, garbage)
 MODEL_ERROR = "model_error"
 
-# Session commands (raw_tui/commands.py): a retry or an edit with no prompt to replace; a
+# Session commands (raw_tui/protocol/commands.py): a retry or an edit with no prompt to replace; a
 # switch to an agent or a model alias the config does not define
 REWIND_UNAVAILABLE = "rewind_unavailable"
 NOTHING_TO_UNDO = "nothing_to_undo"  # an Undo command with no change to take back (docs/checkpoints.md)
