@@ -30,7 +30,8 @@ import os
 import time
 from typing import Any, Callable
 
-from .frames import Row, StyleCodes, blank_grid, frame, put, strip_cells
+from .frame_cells import Row, StyleCodes, blank_grid, put, strip_cells
+from .frames import frame
 
 ASK_POSITION = "\x1b[6n"
 SYNC_START, SYNC_END = "\x1b[?2026h", "\x1b[?2026l"

@@ -6,7 +6,7 @@ loudly when a Textual upgrade changes what is relied on (textual is pinned below
 major in pyproject.toml). No other module of raw_tui reads or overrides an underscored name
 of Textual's.
 
-It imports only Textual (no module of raw_tui at import time: ui/frames.py and ui/keys.py
+It imports only Textual (no module of raw_tui at import time: ui/frame_cells.py and ui/keys.py
 import it), and nothing that the first frame does not import anyway.
 """
 
@@ -52,7 +52,7 @@ def display_frames(app: Any, renderable: Any) -> bool:
     `App._background_screens`, the `LayoutUpdate`/`ChopsUpdate` of `textual._compositor`,
     `App._batch_count`, `_running`, `_closed`, `_sync_available`, `_handle_exception` and
     `console._color_system` (Rich's), as Textual's own `App._display` reads them."""
-    from .terminal_output import lay_chops, lay_layout  # (imports ui/frames.py, which imports this)
+    from .terminal_output import lay_chops, lay_layout  # (imports ui/frame_cells.py, which imports this)
 
     driver = app._driver
     output = getattr(driver, "output", None)

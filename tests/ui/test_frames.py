@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from raw_tui.ui.frames import BLANK, WIDE_TAIL, blank_grid, frame
+from raw_tui.ui.frame_cells import BLANK, WIDE_TAIL, blank_grid
+from raw_tui.ui.frames import frame
 from tests.e2e.slow_link_kit import cells
 
 STYLES = ["", "1", "38;2;200;10;10", "48;2;16;16;16", "1;3;48;2;0;0;255", "7",
@@ -164,7 +165,7 @@ def test_no_control_character_from_a_widget_reaches_the_terminal():
     from rich.style import Style
     from textual.strip import Strip
 
-    from raw_tui.ui.frames import StyleCodes, strip_cells
+    from raw_tui.ui.frame_cells import StyleCodes, strip_cells
 
     codes = StyleCodes(None)
     strip = Strip([Segment("a\x1b]52;c;eA==\x07b\x9b31m\u202ec", Style(bold=True)),
@@ -216,7 +217,7 @@ def test_a_style_change_writes_only_what_changed():
 
 
 def test_turning_off_bold_keeps_dim():
-    from raw_tui.ui.frames import sgr_change
+    from raw_tui.ui.frame_pen import sgr_change
 
     assert sgr_change("1;2;31", "2;31") == "22;2"  # SGR 22 ends bold and dim both
     assert sgr_change("4;7", "") == "0"  # a reset where it is shorter
@@ -230,7 +231,7 @@ def test_blanks_that_look_the_same_are_the_same_cell():
     from rich.style import Style
     from textual.strip import Strip
 
-    from raw_tui.ui.frames import StyleCodes, strip_cells
+    from raw_tui.ui.frame_cells import StyleCodes, strip_cells
 
     codes = StyleCodes(None)
     plain = strip_cells([Strip([Segment("a  b", Style(color="#e0e0e0", bgcolor="#121212"))])],

@@ -23,7 +23,8 @@ from textual.widget import Widget
 from textual.widgets import Label, RadioButton, SelectionList, Static, TextArea
 
 from raw_tui.ui import textual_private
-from raw_tui.ui.frames import StyleCodes, blank_grid, frame
+from raw_tui.ui.frame_cells import StyleCodes, blank_grid
+from raw_tui.ui.frames import frame
 from raw_tui.ui.terminal_output import lay_chops, lay_layout
 from tests.e2e.slow_link_kit import cells
 

@@ -13,7 +13,7 @@ from builtin_tools import call, listing, make_ctx, write_file  # noqa: F401 (fix
 
 from raw_tui.protocol.errors import PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError
 from raw_tui.frozen import freeze
-from raw_tui.tools import approval_preview
+from raw_tui.tools import approval_preview, fsatomic
 
 
 def patch(*lines: str) -> str:
@@ -426,8 +426,7 @@ def test_a_file_that_appears_after_the_plan_is_not_replaced(write_file, tmp_path
     """Raw rechecks `absent` just before it publishes (and publishes with a no-clobber
     link); here the check is made again before the renames: a file created at an Add File
     target between the plan and the write stays, and nothing of the patch is written."""
-    module = write_file.module()
-    real_stage = module.fsatomic.stage_write
+    real_stage = fsatomic.stage_write
 
     def stage_then_create(path, data, mode=None):
         staged = real_stage(path, data, mode)
@@ -435,7 +434,7 @@ def test_a_file_that_appears_after_the_plan_is_not_replaced(write_file, tmp_path
             (tmp_path / "late.txt").write_text("someone else's\n")
         return staged
 
-    monkeypatch.setattr(module.fsatomic, "stage_write", stage_then_create)
+    monkeypatch.setattr(fsatomic, "stage_write", stage_then_create)
     with pytest.raises(RawError) as info:
         call(write_file, {"patch": patch("*** Add File: first.txt", "+one",
                                          "*** Add File: late.txt", "+mine")}, tmp_path)
