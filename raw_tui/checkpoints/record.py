@@ -20,7 +20,8 @@ from typing import Any
 from ..protocol import bus as ev
 from ..tools.approval_preview import effect_files
 from . import state
-from .store import Checkpoint, Store
+from .ledger import Checkpoint
+from .store import Store
 
 WRITE_FILE, BASH = "builtin/write_file", "builtin/bash"
 

@@ -22,7 +22,8 @@ from typing import Any
 
 from . import state
 from .state import State
-from .store import Checkpoint, Store
+from .ledger import Checkpoint
+from .store import Store
 
 
 @dataclass

@@ -136,5 +136,5 @@ class _Call:
     sandbox: Any = None  # builtin/bash in a sandbox: its SandboxCall (docs/sandbox.md)
     reason: str | None = None  # why it asks when no rule did (protected_path)
     dry_run: bool = False  # `raw-tui call --dry-run`: nothing reaches outside, nothing lands
-    checkpoint: Any = None  # the change's checkpoint (raw_tui.checkpoints.store.Checkpoint)
+    checkpoint: Any = None  # the change's checkpoint (raw_tui.checkpoints.ledger.Checkpoint)
     summary: str | None = None  # the tool's own one-line summary (tools/summary.py)

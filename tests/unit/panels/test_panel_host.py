@@ -477,7 +477,7 @@ async def test_every_receipt_is_at_most_1024_bytes_as_json(call, rec):
     import msgspec
 
     from raw_tui.protocol.bus import PanelReceipt, ReceiptError
-    from raw_tui.panels.host import bounded_receipt
+    from raw_tui.panels.receipts import bounded_receipt
 
     wide = {"op": "replace", "document": {"é" * 300: 1}}  # a message of 4-byte escapes
     for _ in range(3):
