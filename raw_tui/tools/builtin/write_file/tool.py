@@ -63,9 +63,9 @@ from raw_tui.protocol.errors import (CANCELLED, EFFECTS_ERROR, PATCH_BINARY_SOUR
                                      PATCH_DESTINATION_EXISTS, PATCH_INVALID_UTF8,
                                      PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError)
 from raw_tui.tools import approval_preview, fsatomic, fslinks, fsread
-from raw_tui.tools.patch import (BOM, AddFile, DeleteFile, PatchSyntaxError, apply_hunks,
-                                 check_repeated, lexical_abspath, parse_patch, split_endings,
-                                 targets)
+from raw_tui.tools.patch import (BOM, AddFile, DeleteFile, PatchSyntaxError, check_repeated,
+                                 lexical_abspath, parse_patch, targets)
+from raw_tui.tools.patch_apply import apply_hunks, split_endings
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # the largest file whose content the handler reads
 MAX_OPERATIONS = 16
