@@ -18,11 +18,6 @@ selected server starts.
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import logging
-import os
-import signal
-import weakref
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +34,7 @@ from ..tools import proctree
 from ..tools.sandbox.env import child_env
 from .config import MissingVariable, ServerConfig, StdioServer, expand
 from .results import McpFailure
+from .stdio_process import SPAWNED, end_tree, exit_text, probe_spawns
 
 Progress = Callable[[float, float | None, str | None], None]
 
@@ -120,11 +116,11 @@ class Connection:
                 # the transport and the session are entered outside the deadline's scope:
                 # scopes must nest, and theirs live on after it
                 spawned: list[Any] = []
-                token = _SPAWNED.set(spawned)
+                token = SPAWNED.set(spawned)
                 try:
                     read, write = await stack.enter_async_context(self._transport(stack))
                 finally:
-                    _SPAWNED.reset(token)
+                    SPAWNED.reset(token)
                     if self._stderr is not None:
                         self._stderr.close_fd()  # the server has its own copy
                 self._process = spawned[0] if spawned else None
@@ -160,8 +156,8 @@ class Connection:
             stack.push_async_callback(asyncio.to_thread, stderr.close, STDERR_DRAIN_S)
             # after the SDK stopped the server, before its stderr is drained (a child
             # holding the pipe would hold that up)
-            stack.push_async_callback(_end_tree, tree)
-            _probe_spawns()
+            stack.push_async_callback(end_tree, tree)
+            probe_spawns()
             return stdio_client(params, errlog=stderr.fd)  # type: ignore[arg-type]
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
@@ -235,7 +231,7 @@ class Connection:
                 await asyncio.sleep(0.01)
                 waited += 0.01
         status = process.returncode if process is not None else None
-        self._ended(_exit_text(status), await self._stderr_tail(), force=True)
+        self._ended(exit_text(status), await self._stderr_tail(), force=True)
 
     def _ended(self, why: str, tail: str = "", *, force: bool = False) -> None:
         """Say once that the server ended (`force`: the watch, which saw the end before any
@@ -291,21 +287,6 @@ class Connection:
         return result.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
-async def _end_tree(tree: proctree.Tree) -> None:
-    """End what is left of a stdio server's tree (its children, wherever they went); SIGKILL
-    at once if that is interrupted."""
-    try:
-        if tree.anything_left() and tree.members():
-            await tree.end()
-        else:
-            proctree.reap()
-    except BaseException:
-        tree.end_now()
-        raise
-    finally:
-        tree.close()
-
-
 def _first(err: BaseException, kind: type) -> Any:
     """`err` or the first exception of that kind inside (exception groups, causes)."""
     seen = 0
@@ -338,17 +319,6 @@ def _kind(err: BaseException) -> str:
 def _closed(err: BaseException) -> bool:
     return isinstance(err, (anyio.ClosedResourceError, anyio.BrokenResourceError)) or \
         "connection closed" in str(err).lower()
-
-
-def _exit_text(status: int | None) -> str:
-    if status is None:
-        return "it closed the connection"
-    if status < 0:
-        try:
-            return f"killed by {signal.Signals(-status).name}"
-        except ValueError:
-            return f"killed by signal {-status}"
-    return f"exit status {status}"
 
 
 class _WatchedStream:
@@ -388,59 +358,3 @@ class _WatchedStream:
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.aclose()
-
-
-# The SDK's stdio transport does not hand out the server's process; its exit status is what
-# a death notice says. The spawn function is wrapped once so that the task entering the
-# transport (the connection's owner, which sets this list) gets the process it started.
-_SPAWNED: contextvars.ContextVar[list | None] = contextvars.ContextVar("mcp_spawned",
-                                                                       default=None)
-
-
-def _probe_spawns() -> None:
-    import mcp.client.stdio as stdio
-
-    spawn = getattr(stdio, "_create_platform_compatible_process", None)
-    if spawn is None or getattr(spawn, "raw_tui_probe", False):
-        return  # another SDK layout: the notice then says only that the server ended
-
-    async def probed(*args: Any, **kwargs: Any) -> Any:
-        process = await spawn(*args, **kwargs)
-        found = _SPAWNED.get()
-        if found is not None:
-            found.append(process)
-        return process
-
-    probed.raw_tui_probe = True  # type: ignore[attr-defined]
-    stdio._create_platform_compatible_process = probed
-
-
-def route_sdk_logs(log_file: Path, redactor: Redactor) -> None:
-    """The SDK logs through `logging` (parse errors with tracebacks, quoting what a server
-    sent): to the log file, never to the terminal, each record redacted."""
-    logger = logging.getLogger("mcp")
-    logger.propagate = False
-    handler = next((h for h in logger.handlers if isinstance(h.formatter, _RedactingFormatter)),
-                   None)
-    if handler is None:
-        handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
-        handler.setFormatter(_RedactingFormatter(
-            "%(asctime)s %(name)s %(levelname)s %(message)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-    handler.formatter.redactors.add(redactor)  # type: ignore[union-attr]
-
-
-class _RedactingFormatter(logging.Formatter):
-    """A log record's whole text (message, arguments, traceback) with the secrets of every
-    live configuration's redactor replaced (the SDK's logger is one per process)."""
-
-    def __init__(self, fmt: str) -> None:
-        super().__init__(fmt)
-        self.redactors: weakref.WeakSet[Redactor] = weakref.WeakSet()
-
-    def format(self, record: logging.LogRecord) -> str:
-        text = super().format(record)
-        for redactor in list(self.redactors):
-            text = redactor.text(text)
-        return text

@@ -80,7 +80,8 @@ class McpManager:
     async def _start_one(self, name: str) -> Any:
         # the SDK takes about a second to import: in a thread, so a UI keeps drawing
         await asyncio.to_thread(importlib.import_module, "raw_tui.mcp.connection")
-        from .connection import Connection, McpFailure, route_sdk_logs
+        from .connection import Connection, McpFailure
+        from .sdk_logs import route_sdk_logs
 
         if self._closed:
             return McpFailure(f"MCP server {name}: the session is closing")

@@ -41,7 +41,7 @@ def test_the_sdks_log_records_are_redacted(tmp_path):
     keeps no configured secret."""
     import logging
 
-    from raw_tui.mcp.connection import route_sdk_logs
+    from raw_tui.mcp.sdk_logs import route_sdk_logs
     from raw_tui.protocol.redact import Redactor
 
     secret = "sdk-log-0123456789-SECRET"

@@ -1,4 +1,5 @@
-"""The patch grammar (raw_tui.tools.patch): parsing, errors with line numbers, applying hunks."""
+"""The patch grammar (raw_tui.tools.patch, raw_tui.tools.patch_apply): parsing, errors with
+line numbers, applying hunks."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import pytest
 
 from raw_tui.protocol.errors import (INVALID_ARGUMENTS, PATCH_PREFLIGHT_FAILED,
                                      PATCH_REPEATED_TARGET, RawError)
-from raw_tui.tools.patch import (AddFile, DeleteFile, PatchApplyError, PatchSyntaxError,
-                                 UpdateFile, apply_hunks, check_repeated, lexical_abspath,
-                                 parse_patch, targets)
+from raw_tui.tools.patch import (AddFile, DeleteFile, PatchSyntaxError, UpdateFile,
+                                 check_repeated, lexical_abspath, parse_patch, targets)
+from raw_tui.tools.patch_apply import PatchApplyError, apply_hunks
 
 
 def patch(*lines: str) -> str:

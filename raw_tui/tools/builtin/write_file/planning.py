@@ -14,8 +14,9 @@ from raw_tui.protocol.errors import (PATCH_BINARY_SOURCE, PATCH_INVALID_UTF8,
                                      PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError)
 from raw_tui.tools import approval_preview, fsread
 from raw_tui.tools.builtin.write_file.obstacles import file_key, refuse_existing, refuse_obstacles
-from raw_tui.tools.patch import (BOM, AddFile, DeleteFile, apply_hunks, check_repeated,
-                                 lexical_abspath, parse_patch, split_endings, targets)
+from raw_tui.tools.patch import (BOM, AddFile, DeleteFile, check_repeated, lexical_abspath,
+                                 parse_patch, targets)
+from raw_tui.tools.patch_apply import apply_hunks, split_endings
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # the largest file whose content the handler reads
 
