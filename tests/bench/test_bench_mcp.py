@@ -149,9 +149,9 @@ def test_first_frame_with_two_stdio_servers_selected():
 
 
 def _has_no_detach() -> bool:
-    from raw_tui.cli import _parser
+    from raw_tui.cli.parse import build_parser
 
-    return "--no-detach" in _parser().format_help()
+    return "--no-detach" in build_parser().format_help()
 
 
 def test_a_gated_call_takes_no_more_event_loop_turns_than_a_direct_one(tmp_path):

@@ -22,7 +22,6 @@ import time
 
 import pytest
 
-from tests.e2e.test_serve_http import ANSI
 from tests.e2e.terminal_kit import RAW_TUI, isolated_env, place
 
 __all__ = ["place"]
@@ -45,15 +44,20 @@ def start_in_pty(argv: list[str], *, cwd, env, controlling: bool) -> tuple[subpr
     return process, master
 
 
-def read_until(master: int, needle: bytes, timeout: float = 30.0) -> None:
-    seen = b""
+def read_until(master: int, needle: str, timeout: float = 30.0) -> None:
+    """Until `needle` shows on the screen (a pyte emulator of the pty's 100x30): the writer
+    sends only the cells that change, so a line's text is not one run of bytes."""
+    import pyte
+
+    screen = pyte.Screen(100, 30)
+    stream = pyte.ByteStream(screen)
     deadline = time.monotonic() + timeout
-    while needle not in ANSI.sub(b"", seen):
+    while needle not in "\n".join(screen.display):
         left = deadline - time.monotonic()
-        assert left > 0, f"no {needle!r} in {ANSI.sub(b'', seen)[-1500:]!r}"
+        assert left > 0, f"no {needle!r} on the screen:\n" + "\n".join(screen.display)
         ready, _, _ = select.select([master], [], [], left)
         if ready:
-            seen += os.read(master, 65536)
+            stream.feed(os.read(master, 65536))
 
 
 @pytest.mark.parametrize("controlling", [True, False], ids=["sighup", "no-signal"])
@@ -63,9 +67,9 @@ def test_the_ui_ends_when_its_terminal_hangs_up(place, mode, controlling):
     process, master = start_in_pty([str(RAW_TUI), *mode], cwd=place / "w", env=env,
                                    controlling=controlling)
     try:
-        read_until(master, b"idle")
+        read_until(master, "idle")
         os.write(master, b"hello\r")
-        read_until(master, b"Approve write_file?")
+        read_until(master, "Approve write_file?")
         os.close(master)
         master = -1
         assert process.wait(EXIT_TIMEOUT_S) == 130  # the clean way out, not the last resort

@@ -231,7 +231,12 @@ class FormView(Vertical):
             widget = self.inputs.get(fid)
             options = [o.get("id") for o in field.get("options") or []]
             if isinstance(widget, RadioSet):
-                index = widget.pressed_index
+                # the buttons, not pressed_index alone: the set learns of a press from a
+                # message, so a Ctrl+S typed right after Enter would read the choice before it
+                # (until then the new button and the old one are both on: the new one counts)
+                on = [i for i, button in enumerate(widget.query(RadioButton)) if button.value]
+                newer = [i for i in on if i != widget.pressed_index]
+                index = (newer or on or [-1])[0]
                 if index >= 0:
                     out[fid] = options[index]
             elif isinstance(widget, SelectionList):
