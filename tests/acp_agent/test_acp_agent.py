@@ -563,10 +563,6 @@ async def test_a_client_tool_reply_that_is_not_a_result(tmp_path):
 async def test_an_ask_for_write_file_carries_the_engines_diff(tmp_path):
     """With the engine's approval preview (docs/gate.md, "Approval"), the permission request shows the
     change as diffs: absolute path, the old text ("" for a new file), the new text."""
-    from raw_tui.protocol import bus as ev
-
-    if "preview" not in ev.ApprovalRequest.__struct_fields__:
-        pytest.skip("approval_request has no preview on this branch yet (docs/gate.md, Approval)")
     edit = {"name": "write_file", "id": "c_edit", "arguments": {"operations": [
         {"mode": "overwrite", "path": "a.txt", "content": "new\n"},
         {"mode": "overwrite", "path": "fresh.txt", "content": "fresh\n"}]}}

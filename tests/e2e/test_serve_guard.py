@@ -14,6 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import aiohttp  # textual-serve's (a dependency of raw-tui): these tests never skip
 import httpx
 import pytest
 
@@ -21,9 +22,6 @@ from tests.e2e.serve_kit import Served, served, tab_apps
 from tests.e2e.terminal_kit import RAW_TUI, isolated_env, place
 
 __all__ = ["place", "served"]
-
-pytest.importorskip("textual_serve")
-aiohttp = pytest.importorskip("aiohttp")
 
 OTHER_USER = "rawtui-other"
 

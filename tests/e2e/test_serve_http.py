@@ -12,6 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import aiohttp  # textual-serve's (a dependency of raw-tui): these tests never skip
 import httpx
 import pytest
 
@@ -19,9 +20,6 @@ from tests.e2e.serve_kit import served
 from tests.e2e.terminal_kit import RAW_TUI, demo_note, isolated_env, place
 
 __all__ = ["place", "served"]
-
-pytest.importorskip("textual_serve")
-aiohttp = pytest.importorskip("aiohttp")
 
 TAB_TIMEOUT_S = 120.0
 ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]")
