@@ -180,33 +180,15 @@ def _put_file(path: str, data: bytes, target: State) -> None:
     except FileNotFoundError:
         st = None
     if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-        fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fchmod(fd, target["mode"])
-        finally:
-            os.close(fd)
-        mtime = target.get("mtime")
-        if mtime is not None:
-            os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
+        _write(os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC),
+               path, data, target)
         return
     directory, name = os.path.split(path)
     temp = os.path.join(directory, f".{name[:200]}.raw-tui-undo.{os.getpid()}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
                  0o600)
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fchmod(fd, target["mode"])
-        finally:
-            os.close(fd)
-        mtime = target.get("mtime")
-        if mtime is not None:
-            os.utime(temp, ns=(mtime, mtime), follow_symlinks=False)
+        _write(fd, temp, data, target)
         os.rename(temp, path)
     except BaseException:
         try:
@@ -214,6 +196,20 @@ def _put_file(path: str, data: bytes, target: State) -> None:
         except OSError:
             pass
         raise
+
+
+def _write(fd: int, path: str, data: bytes, target: State) -> None:
+    """All of `data` into `fd` (closed after), with the target's mode and mtime."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fchmod(fd, target["mode"])
+    finally:
+        os.close(fd)
+    mtime = target.get("mtime")
+    if mtime is not None:
+        os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
 
 
 def run(store: Store, turns: list[str], *, dry_run: bool = False,
