@@ -14,6 +14,10 @@ screen — and the user's own typing — falls seconds behind. Here:
   them (still only the difference), as before. One that stops answering is waited for at
   most ANSWER_TIMEOUT.
 - At most `max_fps` frames a second (`ui.max_fps`, `RAW_TUI_FPS`).
+- Once the screen has been quiet for SETTLE_AFTER, it is drawn whole once more into the grid
+  (`settle`): a cell Textual's own updates left stale (its compositor can lose the repaint
+  of a scroll) differs, and only it is written. A settled screen is exactly a full repaint;
+  an unchanged one costs no byte.
 - Once answers say how fast the link is, a frame takes at most what the link carries in
   FRAME_TIME: the cursor's line first, so what the user types shows first; the lines left
   out come with the next frame. A key typed mid-stream waits for one short frame at most.
@@ -39,6 +43,7 @@ ANSWER_TIMEOUT = 3.0  # seconds a frame waits for the last one's answer before i
 DEFAULT_FPS = 60.0
 FRAME_TIME = 0.06  # seconds of the link one frame may take once its speed is known
 MIN_BUDGET = 1024  # characters a frame may always take
+SETTLE_AFTER = 0.3  # seconds of quiet after which the whole screen is drawn again
 
 
 class TerminalOutput:
@@ -56,6 +61,8 @@ class TerminalOutput:
         self.asked_at = 0.0
         self.written_at = -1e9
         self.timer: asyncio.TimerHandle | None = None
+        self.settle: Callable[[], None] | None = None  # draws the whole screen again
+        self.settle_timer: asyncio.TimerHandle | None = None
         self.frames = 0
         self.bytes = 0
         self.in_flight = 0  # bytes of the frame whose answer is awaited
@@ -66,9 +73,11 @@ class TerminalOutput:
 
     # -- from Textual (the event loop) --------------------------------------------------
     def update(self, width: int, height: int, lay: Callable[[list[Row], StyleCodes], None],
-               cursor: tuple[int, int], color_system: Any, sync: bool) -> None:
+               cursor: tuple[int, int], color_system: Any, sync: bool,
+               settling: bool = False) -> None:
         """Lay an update into the target grid (`lay(grid, codes)`) and write a frame when
-        the terminal is ready for one."""
+        the terminal is ready for one; the whole screen is drawn again once it is quiet
+        (unless this is that drawing, `settling`)."""
         if self.codes is None or self.codes.color_system != (color_system or
                                                              self.codes.color_system):
             self.codes = StyleCodes(color_system)
@@ -82,6 +91,24 @@ class TerminalOutput:
         self.sync = sync
         self.pending = True
         self.flush()
+        if not settling:
+            self._settle_later()
+
+    def _settle_later(self) -> None:
+        if self.settle is None:
+            return
+        if self.settle_timer is not None:
+            self.settle_timer.cancel()
+        try:
+            self.settle_timer = asyncio.get_running_loop().call_later(SETTLE_AFTER,
+                                                                      self._settle)
+        except RuntimeError:  # no loop (closing)
+            self.settle_timer = None
+
+    def _settle(self) -> None:
+        self.settle_timer = None
+        if self.settle is not None:
+            self.settle()
 
     def knows(self, width: int, height: int) -> bool:
         """Whether the target grid holds a whole screen of this size."""

@@ -15,8 +15,48 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, Callable, Iterable
 
-from textual._compositor import ChopsUpdate, LayoutUpdate
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 from textual._xterm_parser import XTermParser
+
+
+# --- the compositor --------------------------------------------------------------------------
+
+class ExactReflow:
+    """Mixin for Textual's `Compositor`: a layout after a scroll repaints what moved.
+
+    A scroll takes Textual's fast path (`reflow_visible`), which arranges and draws only the
+    visible widgets and leaves the full map as it was. The next full layout (`reflow`) finds
+    what to repaint by comparing its map with that old full map, not with what the scroll
+    drew: a container scrolled back to where it was at the last full layout (a form opened in
+    the chat while a reply streamed) repainted only its scrollbar, and the terminal kept the
+    rows of the other position, for good. Here the visible widgets' places the scroll drew
+    are compared too, and every region that differs is repainted.
+    Relies on `Compositor.reflow(parent, size)`, `_visible_map` (None after a full layout),
+    `_full_map`, `_dirty_regions` and the `region`/`clip` of its map's geometry."""
+
+    def reflow(self, parent: Any, size: Any) -> Any:
+        drawn = self._visible_map  # what the scroll since the last full layout drew
+        result = super().reflow(parent, size)  # type: ignore[misc]
+        screen = size.region
+        if drawn is not None and screen not in self._dirty_regions:
+            for _, geometry in self._full_map.items() ^ drawn.items():
+                region = geometry.clip.intersection(geometry.region)
+                if region:
+                    self._dirty_regions.add(region)
+        return result
+
+
+class ExactCompositor(ExactReflow, Compositor):
+    pass
+
+
+class ExactScreen:
+    """Mixin for a `Screen`: its compositor is the one above. Relies on `Screen._compositor`
+    (made in `Screen.__init__`, first used at the screen's first layout)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._compositor = ExactCompositor()
 
 
 # --- the app ---------------------------------------------------------------------------------
@@ -73,15 +113,40 @@ def display_frames(app: Any, renderable: Any) -> bool:
     try:
         if app._batch_count or not app._running or app._closed or driver.is_inline:
             return True
-        cursor = app.screen.outer_size.clamp_offset(app.cursor_position)
-        width, height = app.size
-        output.update(width, height, lay, (cursor.x, cursor.y), app.console._color_system,
-                      app._sync_available)
+        if output.settle is None:
+            output.settle = lambda: settle_screen(app)
+        lay_update(app, output, lay)
     except Exception as error:  # as Textual's own _display does
         app._handle_exception(error)
     finally:
         app.post_display_hook()
     return True
+
+
+def lay_update(app: Any, output: Any, lay: Callable, settling: bool = False) -> None:
+    cursor = app.screen.outer_size.clamp_offset(app.cursor_position)
+    width, height = app.size
+    output.update(width, height, lay, (cursor.x, cursor.y), app.console._color_system,
+                  app._sync_available, settling)
+
+
+def settle_screen(app: Any) -> None:
+    """The whole current screen drawn again into the output's grid, once the screen has been
+    quiet (raw_tui/ui/terminal_output.py): what differs from what the terminal was sent is
+    a cell an update of Textual's left stale, and is written. Relies on what
+    `display_frames` relies on."""
+    from .terminal_output import lay_layout
+
+    output = getattr(app._driver, "output", None)
+    if output is None or app._batch_count or not app._running or app._closed:
+        return
+    try:
+        update = app.screen._compositor.render_update(
+            full=True, screen_stack=app._background_screens)
+        if isinstance(update, LayoutUpdate):
+            lay_update(app, output, lay_layout(update), settling=True)
+    except Exception as error:
+        app._handle_exception(error)
 
 
 def redraw(app: Any) -> None:

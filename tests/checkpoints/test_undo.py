@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tests.checkpoints.kit import Session, bash, patch, tree, write
 from tests.sandbox.kit import needs_sandbox  # noqa: F401
@@ -143,11 +144,16 @@ def test_kill_9_during_an_undo_then_undo_again_finishes_it(tmp_path, needs_sandb
                 pass
         return count
 
+    # a sample spread over the folder, cheap to poll: the undo is stopped (SIGSTOP) as soon
+    # as one of them is back, whatever order it restores in, so it is surely part-way when
+    # it is killed, however loaded the machine is
+    sample = [many / str(i) for i in range(1, 3001, 60)]
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
-        if restored() > 50:
+        if any(_size(path) == 20000 for path in sample):
             break
-        time.sleep(0.005)
+        time.sleep(0.001)
+    os.kill(proc.pid, signal.SIGSTOP)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     partial = restored()
@@ -157,6 +163,13 @@ def test_kill_9_during_an_undo_then_undo_again_finishes_it(tmp_path, needs_sandb
     assert tree(s.work) == before
     assert len(report["files"]) == 3001
     assert len([e for e in s.history() if e["type"] == "undo"]) == 1
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return -1
 
 
 def test_an_open_session_is_refused(tmp_path, needs_sandbox):

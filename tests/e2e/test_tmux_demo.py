@@ -236,7 +236,10 @@ def test_small_windows_show_the_checklist_and_the_diagram_by_keyboard(place, siz
         tmux.wait_for("Demo plan updated · F2 or Tab to the panels")
         tmux.wait_for("Approve write_file?")
         tmux.keys("a")
-        tmux.wait_for("Which colour should the next demo use?")
+        # the form active (its hint shows), not only drawn: the panel comes a moment before
+        # the question that activates it
+        tmux.wait_for(lambda s: "Which colour should the next demo use?" in s
+                      and "Ctrl+S submit" in s)
         tmux.keys("Down")
         tmux.keys("Enter")
         # the question stays on screen above the option chosen (issue 11 defect 5)

@@ -296,3 +296,40 @@ def test_under_gnu_screen_only_default_blanks_are_erased(monkeypatch):
     assert TerminalOutput(lambda text: None).erase_colored is False
     monkeypatch.setenv("TERM", "xterm-256color")
     assert TerminalOutput(lambda text: None).erase_colored is True
+
+
+async def test_a_quiet_screen_is_drawn_whole_again_and_a_stale_cell_is_written():
+    """An update Textual lost (its compositor can drop the repaint of a scroll) leaves a cell
+    stale; once the screen is quiet it is drawn whole again, and only that cell is written.
+    A screen that is right costs no byte."""
+    import asyncio
+
+    from raw_tui.ui import terminal_output as out_module
+    from raw_tui.ui.terminal_output import TerminalOutput
+
+    written: list[str] = []
+    output = TerminalOutput(written.append, max_fps=0)
+    truth = {"text": "abcd"}
+
+    def lay_text(text: str):
+        def lay(target, codes):
+            for x, char in enumerate(text):
+                target[0][x] = (char, "", "")
+        return lay
+
+    settled: list[int] = []
+
+    def settle() -> None:
+        settled.append(1)
+        output.update(4, 1, lay_text(truth["text"]), (0, 0), None, False, settling=True)
+
+    output.settle = settle
+    output.update(4, 1, lay_text("abcd"), (0, 0), None, False)
+    truth["text"] = "abXd"  # what the screen is now; the update that carried it was lost
+    await asyncio.sleep(out_module.SETTLE_AFTER + 0.2)
+    assert settled == [1]  # once, not again and again while idle
+    assert "X" in written[-1] and "a" not in written[-1], written
+    sent = len(written)
+    output.update(4, 1, lay_text("abXd"), (0, 0), None, False)  # nothing changes
+    await asyncio.sleep(out_module.SETTLE_AFTER + 0.2)
+    assert settled == [1, 1] and len(written) == sent  # a right screen: not a byte

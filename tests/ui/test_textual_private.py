@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 
 import pyte
+import pytest
 from rich.style import Style as RichStyle
 from textual import events
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
@@ -216,3 +217,92 @@ async def test_textual_updates_laid_into_cells_draw_what_textual_draws():
         ours_partial, _, _ = frame(shown, grid)
         assert emulate(ours_full, ours_partial, size=size) == \
             emulate(textual_full, partial.render_segments(console), size=size)
+
+
+class Scrolled(App):
+    """A scrolled list whose every update Textual hands `_display` is laid into `grid`, as
+    raw_tui/ui/terminal_output.py lays them: `grid` is what a terminal shows."""
+
+    CSS = "#foot { dock: bottom; height: 1; }"
+
+    def __init__(self, screen_class: type) -> None:
+        super().__init__()
+        self.screen_class = screen_class
+        self.grid = None
+
+    def get_default_screen(self) -> Screen:
+        return self.screen_class()
+
+    def compose(self):
+        from textual.containers import VerticalScroll
+
+        with VerticalScroll():
+            yield from (Static(f"row {i}") for i in range(40))
+        yield Static("status", id="foot")
+
+    def _display(self, screen, renderable) -> None:
+        if self.grid is None:
+            self.grid = blank_grid(*self.size)
+        codes = StyleCodes(self.console._color_system)
+        if isinstance(renderable, LayoutUpdate):
+            lay_layout(renderable)(self.grid, codes)
+        elif isinstance(renderable, ChopsUpdate):
+            lay_chops(renderable)(self.grid, codes)
+
+
+class ExactDefault(textual_private.ExactScreen, Screen):
+    pass
+
+
+@pytest.mark.parametrize("screen_class", [
+    ExactDefault,
+    pytest.param(Screen, marks=pytest.mark.xfail(strict=True, reason=(
+        "Textual's own compositor keeps the scrolled rows; when this passes, Textual has "
+        "fixed it and textual_private.ExactReflow can go")))], ids=["ExactScreen", "Screen"])
+async def test_a_layout_after_a_scroll_repaints_what_the_scroll_moved(screen_class):
+    """A container scrolled (Textual's fast path draws only what is visible), then scrolled
+    back while something else needs a full layout: the terminal shows the rows of the
+    position it ended at. With Textual's own compositor (`Screen`) it kept the rows of the
+    scrolled position, its scrollbar alone redrawn."""
+    from textual.containers import VerticalScroll
+
+    size = (30, 10)
+    app = Scrolled(screen_class)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        box = app.query_one(VerticalScroll)
+        box.scroll_to(y=5, animate=False, immediate=True)
+        await pilot.pause()
+        assert "row 5" in text_of(app.grid)[0]
+        box.scroll_to(y=0, animate=False, immediate=True)
+        app.query_one("#foot", Static).update("status, changed")  # a full layout, in the
+        # same frame as the scroll back, that moves nothing
+        await pilot.pause()
+        await pilot.pause()
+        full = blank_grid(*size)
+        lay_layout(app.screen._compositor.render_update(full=True))(
+            full, StyleCodes(app.console._color_system))
+        assert text_of(app.grid) == text_of(full)
+        assert text_of(app.grid)[0].startswith("row 0")
+
+
+def text_of(grid) -> list[str]:
+    return ["".join(cell[0] for cell in row) for row in grid]
+
+
+def test_every_screen_of_raw_tui_draws_with_the_exact_compositor():
+    import pkgutil
+    import importlib
+
+    import raw_tui.ui.screens as screens
+
+    found = []
+    for info in pkgutil.iter_modules(screens.__path__):
+        module = importlib.import_module(f"raw_tui.ui.screens.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Screen) and \
+                    value.__module__ == module.__name__:
+                found.append(value)
+                assert issubclass(value, textual_private.ExactScreen), \
+                    f"{value.__qualname__} draws with Textual's own compositor"
+    assert len(found) >= 5

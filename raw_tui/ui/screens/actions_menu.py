@@ -11,6 +11,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..styles import stylesheet
+from ..textual_private import ExactScreen
 
 
 
@@ -20,7 +21,7 @@ def option_text(action: dict) -> str:
             f"{action.get('scope', 'panel')}")
 
 
-class ActionsMenu(ModalScreen[dict | None]):
+class ActionsMenu(ExactScreen, ModalScreen[dict | None]):
     CSS_PATH = stylesheet("actions_menu")
     HELP = "Choose an action with **Up/Down** and **Enter**; **Esc** closes."
     BINDINGS = [Binding("escape", "close", "Close", id="actions.close")]

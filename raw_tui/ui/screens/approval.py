@@ -20,9 +20,10 @@ from ...protocol.bus import ApprovalRequest
 from ..neutral import json_text
 from ..preview import effect_lines, preview_files, preview_text, relative_to, visible
 from ..styles import stylesheet
+from ..textual_private import ExactScreen
 
 
-class ApprovalScreen(ModalScreen[bool]):
+class ApprovalScreen(ExactScreen, ModalScreen[bool]):
     CSS_PATH = stylesheet("approval")
     HELP = "A tool call waits for your approval. **a** approves this call, **d** or **Esc** denies."
     BINDINGS = [

@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from ...protocol.commands import Cancel
 from ..conversation import ConversationFeatures
-from ..textual_private import draw_now, is_closing
+from ..textual_private import ExactScreen, draw_now, is_closing
 from ..widgets.chat_view import ChatView
 from ..widgets.navigator import Navigator
 from ..widgets.prompt_queue import PromptQueue
@@ -37,7 +37,7 @@ EDIT_STRIP = "✎ editing a prompt · Enter resends it (replaces what followed) 
 WIDE = 100  # below this many columns the sidebar starts hidden
 
 
-class MainScreen(Screen):
+class MainScreen(ExactScreen, Screen):
     AUTO_FOCUS = "#composer, #composer-stand-in"
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn", id="raw.cancel"),

@@ -9,10 +9,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Log, Static
 
 from ..styles import stylesheet
+from ..textual_private import ExactScreen
 
 
 
-class TranscriptScreen(ModalScreen[None]):
+class TranscriptScreen(ExactScreen, ModalScreen[None]):
     CSS_PATH = stylesheet("transcript")
     HELP = "Earlier messages. **Esc** closes."
     BINDINGS = [Binding("escape,q", "close", "Close", id="transcript.close")]

@@ -22,13 +22,14 @@ from textual.widgets import Static
 
 from ..preview import relative_to, visible
 from ..styles import stylesheet
+from ..textual_private import ExactScreen
 
 RESTORE, OVERWRITE, KEEP = "restore", "overwrite", "keep"
 REWIND_VERB = {"retry": "retry", "edit": "resend"}  # what the conversation side does
 ACTION_WORD = {"restored": "restore", "removed": "remove"}
 
 
-class UndoPreview(ModalScreen[str | None]):
+class UndoPreview(ExactScreen, ModalScreen[str | None]):
     CSS_PATH = stylesheet("undo_preview")
     HELP = ("What an undo would put back. **Enter** restores these files, **o** also "
             "overwrites the conflicts, **Esc** changes nothing. From a retry or an edit, "
