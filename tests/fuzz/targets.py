@@ -649,19 +649,33 @@ def targets() -> list[Target]:
     ]
 
 
-def explore(target: Target, count: int, *, shrink: bool = False) -> None:
-    """Feed `count` generated inputs to `target` (counted in `target.counts`). With `shrink`
-    (the test suite), the first traceback fails and hypothesis shrinks it to a small input."""
+CORPUS = 5_000  # inputs hypothesis makes in a long run; the rest mutate them (tests/fuzz/mutate.py)
+
+
+def explore(target: Target, count: int, *, shrink: bool = False, seed: int = 0) -> None:
+    """Feed `count` inputs to `target` (counted in `target.counts`). With `shrink` (the test
+    suite), the first traceback fails and hypothesis shrinks it to a small input. A run of
+    more than CORPUS inputs checks CORPUS made by hypothesis, then mutations of those."""
+    import random
+
     from hypothesis import HealthCheck, Phase, given, settings
 
-    phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
+    from tests.fuzz.mutate import mutants
 
-    @settings(max_examples=count, database=None, deadline=None, phases=phases,
+    phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
+    made = count if shrink or count <= CORPUS else CORPUS
+    corpus: list[Any] = []
+
+    @settings(max_examples=made, database=None, deadline=None, phases=phases,
               suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
     @given(target.inputs)
     def one(value: Any) -> None:
+        if len(corpus) < made:
+            corpus.append(value)
         found = target.check(value)
         if found is not None and shrink:
             raise AssertionError(f"{target.name}: not a documented outcome:\n{found}")
 
     one()
+    for value in mutants(corpus, count - target.counts["inputs"], random.Random(seed)):
+        target.check(value)

@@ -22,3 +22,28 @@ def test_no_input_ends_in_a_traceback(name):
     print(f"\n[fuzz] {name}: {counts}")
     assert counts["tracebacks"] == 0
     assert counts["inputs"] >= COUNT // 2  # hypothesis really generated them
+
+
+def test_a_long_run_mutates_what_hypothesis_made_and_finds_what_it_did_not():
+    """Past the corpus, inputs are mutations of it: each keeps its input's shape at the top,
+    and they reach what the corpus never held (here, one value the parser chokes on)."""
+    import json
+
+    from hypothesis import strategies as st
+
+    from tests.fuzz import targets as module
+
+    def run(pair: tuple[str, bool]) -> None:
+        text, flag = pair
+        assert isinstance(text, str) and isinstance(flag, bool)  # the shape is kept
+        data = json.loads(text)  # ValueError: the documented refusal
+        if isinstance(data, dict) and "a" not in data:
+            raise KeyError("a")  # a bug no corpus input shows
+
+    target = module.Target("toy", st.tuples(st.just('{"a": 1, "b": [2]}'), st.booleans()),
+                           run, (ValueError,))
+    explore(target, module.CORPUS + 3000)
+    counts = target.counts
+    assert counts["inputs"] == module.CORPUS + 3000
+    assert counts["refused"] > 0 and counts["accepted"] > 0
+    assert counts["tracebacks"] > 0 and all("KeyError" in t for t in target.tracebacks)
