@@ -171,8 +171,8 @@ class FormView(Vertical):
         self.query_one(".form-hint", Static).update(
             Text("Ctrl+S submit · Esc cancel", style="bold"))
         first = next(iter(self.inputs.values()), None)
-        if first is not None:  # before the frame that shows the form active: the keys
-            first.focus()      # typed once it shows land in it
+        if first is not None:
+            self.call_after_refresh(first.focus)
 
     def focus_first(self) -> bool:
         """Focus the form's first input (Tab or Enter back into a waiting form)."""
