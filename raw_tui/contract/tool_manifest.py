@@ -133,8 +133,15 @@ def load_manifest(folder: Path, *, label: str | None = None) -> tuple[ToolManife
 def _entry_path(folder: Path, entry: str, file: str) -> Path:
     _check(entry.startswith("./") and entry.endswith(".py"),
            'must be a "./" path to a Python file', file, "entry")
-    root = folder.resolve()
-    path = (folder / entry).resolve()
-    _check(path.is_relative_to(root), "must stay inside the tool folder", file, "entry")
-    _check(path.is_file(), f"{entry} does not exist", file, "entry")
+    try:
+        root = folder.resolve()
+        path = (folder / entry).resolve()
+        inside = path.is_relative_to(root)
+        found = inside and path.is_file()
+    except (OSError, ValueError) as error:  # a name too long, a NUL: not a file there is
+        why = getattr(error, "strerror", None) or str(error)
+        raise ConfigError(f"{entry!r} cannot be a file: {why}", file=file,
+                          path="entry") from None
+    _check(inside, "must stay inside the tool folder", file, "entry")
+    _check(found, f"{entry} does not exist", file, "entry")
     return path

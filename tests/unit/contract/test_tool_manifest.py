@@ -62,6 +62,8 @@ def test_a_good_manifest_loads(tmp_path):
     ({"entry": "./tool.js"}, "entry", '"./" path'),
     ({"entry": "./../outside.py"}, "entry", "inside the tool folder"),
     ({"entry": "./missing.py"}, "entry", "does not exist"),
+    ({"entry": "./" + "A" * 300 + ".py"}, "entry", "File name too long"),  # found by fuzzing
+    ({"entry": "./a\x00.py"}, "entry", "cannot be a file"),
     ({"panels": [{}] * 5}, "panels", "at most 4 panels"),
     ({"condition_sources": ["result"]}, "condition_sources[0]", '"arguments" or "effects"'),
     ({"condition_sources": ["arguments", "arguments"]}, "condition_sources", "duplicate"),
