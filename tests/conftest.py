@@ -1,4 +1,4 @@
-"""Shared fixtures: an isolated XDG home per test. Helpers live in tests/helpers.py."""
+"""Shared fixtures: an isolated XDG home per test. Helpers live in tests/config_kit.py."""
 
 from __future__ import annotations
 
@@ -90,6 +90,6 @@ def no_session_host_left():
     """A UI started by a test (tmux, ssh, a benchmark) runs its session in a detached host;
     whatever host a test left running is ended (SIGTERM, then SIGKILL) when it is done."""
     yield
-    from tests.helpers import end_session_hosts
+    from tests.config_kit import end_session_hosts
 
     end_session_hosts(os.environ[HOST_MARK_ENV])

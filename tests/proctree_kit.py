@@ -9,7 +9,7 @@ import signal
 import time
 
 from raw_tui.tools.proctree import all_procs
-from tests.helpers import alive
+from tests.config_kit import alive
 
 
 def marker() -> str:

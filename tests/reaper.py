@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.helpers import alive
+from tests.config_kit import alive
 
 MARK_ENV = "RAW_TUI_TEST_RUN"
 GRACE_S = 10.0

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from tests.acp_agent.kit import TOOL_FLAGS, RecordingClient, error_of, register, rig
+from tests.acp_agent.acp_kit import TOOL_FLAGS, RecordingClient, error_of, register, rig
 from tests.acp_agent.test_acp_agent import ASK_WRITE, _client_call
 
 

@@ -12,10 +12,10 @@ import acp
 import pytest
 from acp.schema import AgentCapabilities  # noqa: F401 — the SDK's own schema is what is sent
 
-from tests.acp_agent.kit import (TOOL_FLAGS, FailingModel, RecordingClient, error_of, register,
+from tests.acp_agent.acp_kit import (TOOL_FLAGS, FailingModel, RecordingClient, error_of, register,
                                  rig)
-from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import alive
+from tests.engine.hooks.hook_kit import write_hook
+from tests.config_kit import alive
 from tests.engine.session_kit import agent_config
 
 READ = {"name": "read_file", "arguments": {"path": "a.txt"}, "id": "c_read"}

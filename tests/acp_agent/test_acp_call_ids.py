@@ -4,7 +4,7 @@ each with its own pending → in_progress → completed."""
 
 from __future__ import annotations
 
-from tests.acp_agent.kit import rig
+from tests.acp_agent.acp_kit import rig
 
 READ = {"name": "read_file", "arguments": {"path": "a.txt"}, "id": "call_0"}
 

@@ -15,7 +15,7 @@ from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio
 
 from raw_tui.config import load_config
 from raw_tui.mcp.config import alias
-from tests.acp_agent.kit import RecordingClient, client_config, error_of, rig
+from tests.acp_agent.acp_kit import RecordingClient, client_config, error_of, rig
 from tests.mcpgate.mcp_kit import FIXTURE, alive, call_line, http_server, mcp_config
 
 __all__ = ["http_server"]  # the fixture

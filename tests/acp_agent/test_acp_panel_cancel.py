@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from tests.acp_agent.kit import RecordingClient, error_of, rig
+from tests.acp_agent.acp_kit import RecordingClient, error_of, rig
 from tests.engine.test_panel_action_cancel import ASK, PANELS, SLOW
 
 TOOLS = {"slow": (SLOW, {"panels": PANELS})}

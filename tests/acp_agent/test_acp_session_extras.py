@@ -11,7 +11,7 @@ from acp.schema import McpServerStdio
 
 from raw_tui.protocol import commands as cmd
 from raw_tui.mcp.config import alias
-from tests.acp_agent.kit import (TOOL_FLAGS, FailingModel, RecordingClient, client_config,
+from tests.acp_agent.acp_kit import (TOOL_FLAGS, FailingModel, RecordingClient, client_config,
                                  delete_session, error_of, register, rig)
 from tests.mcpgate.mcp_kit import FIXTURE, call_line
 

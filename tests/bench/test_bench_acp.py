@@ -26,8 +26,8 @@ from raw_tui.session.store import HistoryStore
 from acp._transport import memory_transport_pair
 
 from raw_tui.acp.agent import RawAgent, connect
-from tests.bench.bench_util import report
-from tests.helpers import write_config, write_tool
+from tests.bench.bench_kit import report
+from tests.config_kit import write_config, write_tool
 
 CALLS = 20
 REPEAT = 40

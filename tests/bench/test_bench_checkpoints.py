@@ -14,8 +14,8 @@ from raw_tui.checkpoints.store import Store
 from raw_tui.config import load_config
 from raw_tui.tools.dispatch import Dispatcher
 from raw_tui.tools.sandbox import commit, layer
-from tests.bench.bench_util import report
-from tests.helpers import write_config
+from tests.bench.bench_kit import report
+from tests.config_kit import write_config
 
 
 def _contents(n: int, size: int) -> list[str]:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from tests.helpers import write_config, write_tool
+from tests.config_kit import write_config, write_tool
 from raw_tui.config import load_config
 from raw_tui.contract.schema import build_validator
 from raw_tui.tools.dispatch import Dispatcher
@@ -18,7 +18,7 @@ SCHEMA = {"type": "object", "properties": {"text": {"type": "string"},
 
 
 def test_dispatch_of_a_noop_tool_against_one_validation(tmp_path):
-    from tests.bench.bench_util import best_of, report
+    from tests.bench.bench_kit import best_of, report
 
     cfg = tmp_path / "cfg"
     write_tool(cfg, "noop", "def handler(args, ctx):\n    return 'ok'\n", schema=SCHEMA)
@@ -57,9 +57,9 @@ def test_config_list_against_importing_its_libraries(tmp_path):
     """Issue 9: `config list` imports nothing a listing does not need; target ≤ 1.2×."""
     import os
 
-    from tests.bench.bench_util import report
+    from tests.bench.bench_kit import report
 
-    from tests.helpers import REPO
+    from tests.config_kit import REPO
 
     # as an installed raw-tui runs: its modules byte-compiled (the first, warming run writes
     # them when this environment says not to) and the entry-names cache warm
@@ -81,7 +81,7 @@ def test_config_list_leaves_its_start_up_objects_to_the_garbage_collector_once(t
     cyclic collector used to walk those objects ~60 times (~7 ms of every start-up). It
     is paused while the config loads, then the objects are frozen: a listing runs at most a
     couple of young-generation passes and never a full one."""
-    from tests.helpers import REPO
+    from tests.config_kit import REPO
 
     code = (
         "import gc, sys\n"

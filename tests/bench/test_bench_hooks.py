@@ -14,7 +14,7 @@ from raw_tui.hooks.dispatcher import _tool
 from raw_tui.hooks.payload import HookPayload
 from raw_tui.hooks.runner import hook_argv
 from raw_tui.tools.ports import CallInfo
-from tests.engine.hooks.hookkit import TOOLS
+from tests.engine.hooks.hook_kit import TOOLS
 
 CALL = CallInfo(identity="builtin/bash", name="bash", call_id="c1",
                 arguments=freeze({"commands": [{"command": "printf hi"}]}), effects=None,
@@ -41,7 +41,7 @@ def _hook(config_dir, kind: str) -> None:
 
 
 def _measure(tmp_path, kind: str, n: int) -> tuple[float, float]:
-    from tests.bench.bench_util import best_of
+    from tests.bench.bench_kit import best_of
 
     _hook(tmp_path, kind)
     hookset = load_hooks([f"agent/tiny-{kind}"], config_dir=tmp_path, tools=TOOLS,
@@ -81,7 +81,7 @@ def _measure(tmp_path, kind: str, n: int) -> tuple[float, float]:
 
 
 def test_pre_tool_use_against_spawning_the_command_by_hand(tmp_path):
-    from tests.bench.bench_util import report
+    from tests.bench.bench_kit import report
 
     ratios = {}
     for kind in HOOKS:
@@ -110,7 +110,7 @@ def _payload_2kib() -> HookPayload:
 def test_encoding_a_2_kib_payload_msgspec_against_json_dumps():
     import msgspec
 
-    from tests.bench.bench_util import best_of, report
+    from tests.bench.bench_kit import best_of, report
 
     payload = _payload_2kib()
     plain = msgspec.to_builtins(payload)  # what json.dumps would be given

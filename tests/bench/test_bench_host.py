@@ -20,8 +20,8 @@ from raw_tui.protocol import bus as ev
 from raw_tui.protocol import commands as cmd
 from raw_tui.host.client import HostClient
 from raw_tui.session import open_session
-from tests.bench.bench_util import report
-from tests.host.kit import request_of, setup, start, wait_gone
+from tests.bench.bench_kit import report
+from tests.host.host_kit import request_of, setup, start, wait_gone
 
 TOKENS = 5000
 REPEAT = 5

@@ -33,8 +33,8 @@ from raw_tui.session import open_session
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.widgets.chat_items import UserMessageView
 from tests.bench.test_bench_ui import first_frame_after
-from tests.helpers import end_session_hosts, write_config, write_tool
-from tests.host.kit import request_of, wait_gone
+from tests.config_kit import end_session_hosts, write_config, write_tool
+from tests.host.host_kit import request_of, wait_gone
 
 RAW_TUI = Path(sys.executable).parent / "raw-tui"
 PANELS = 5

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.helpers import write_config
+from tests.config_kit import write_config
 from tests.mcpgate.mcp_kit import fixture_server, load, mcp_config
 
 
@@ -106,7 +106,7 @@ def _wall(cmd: list[str], cwd) -> float:
 
 
 def test_config_list_with_unselected_mcp_servers(tmp_path):
-    from tests.bench.bench_util import report
+    from tests.bench.bench_kit import report
 
     servers = {f"s{i}": fixture_server() for i in range(8)}
     with_servers = mcp_config(tmp_path / "a", servers, ["builtin/read_file"])

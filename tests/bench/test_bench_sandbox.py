@@ -10,8 +10,8 @@ import asyncio
 
 from raw_tui.config import load_config
 from raw_tui.tools.dispatch import Dispatcher
-from tests.helpers import write_config
-from tests.sandbox.kit import needs_sandbox  # noqa: F401
+from tests.config_kit import write_config
+from tests.sandbox.sandbox_kit import needs_sandbox  # noqa: F401
 
 
 class Yes:
@@ -45,7 +45,7 @@ def timed(loop, d, command, repeat=7):
 
 
 def test_sandboxed_true_and_a_write_against_a_direct_run(tmp_path, needs_sandbox):
-    from tests.bench.bench_util import report
+    from tests.bench.bench_kit import report
 
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -70,7 +70,7 @@ def test_sandboxed_true_and_a_write_against_a_direct_run(tmp_path, needs_sandbox
 
 
 def test_dry_run_and_commit_in_a_5000_file_workspace(tmp_path, needs_sandbox):
-    from tests.bench.bench_util import report
+    from tests.bench.bench_kit import report
 
     ws = tmp_path / "ws"
     for d in range(50):

@@ -17,8 +17,8 @@ from raw_tui.config import load_config
 from raw_tui.session.prompt import DEFAULT_SYSTEM_PROMPT
 from raw_tui.session.store import HistoryStore
 from raw_tui.tools.dispatch import Dispatcher
-from tests.bench.bench_util import report
-from tests.helpers import write_config, write_tool
+from tests.bench.bench_kit import report
+from tests.config_kit import write_config, write_tool
 
 CALLS = 20
 REPEAT = 7

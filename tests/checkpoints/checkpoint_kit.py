@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.helpers import raw_tui, write_config, write_script
-from tests.sandbox.kit import tree  # noqa: F401  (kind, mode, content, links of a tree)
+from tests.config_kit import raw_tui, write_config, write_script
+from tests.sandbox.sandbox_kit import tree  # noqa: F401  (kind, mode, content, links of a tree)
 
 
 def write(*ops: dict) -> dict:

@@ -10,7 +10,7 @@ import os
 
 from raw_tui.checkpoints import service
 from raw_tui.checkpoints.store import Store
-from tests.checkpoints.kit import Session, checkpoint_dir, write
+from tests.checkpoints.checkpoint_kit import Session, checkpoint_dir, write
 
 
 def _ledger(session_id: str) -> list[dict]:

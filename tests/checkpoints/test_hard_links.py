@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 
-from tests.checkpoints.kit import Session, bash
-from tests.sandbox.kit import needs_sandbox  # noqa: F401
+from tests.checkpoints.checkpoint_kit import Session, bash
+from tests.sandbox.sandbox_kit import needs_sandbox  # noqa: F401
 
 
 def test_undo_of_a_write_through_a_hard_link_restores_both_names(tmp_path, needs_sandbox):

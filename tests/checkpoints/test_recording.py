@@ -9,8 +9,8 @@ import stat
 
 from raw_tui.checkpoints import chunks
 from raw_tui.checkpoints.store import Store
-from tests.checkpoints.kit import Session, bash, checkpoint_dir, write
-from tests.sandbox.kit import needs_sandbox  # noqa: F401
+from tests.checkpoints.checkpoint_kit import Session, bash, checkpoint_dir, write
+from tests.sandbox.sandbox_kit import needs_sandbox  # noqa: F401
 
 
 def _changes(events):

@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from tests.checkpoints.kit import Session, bash, patch, tree, write
-from tests.sandbox.kit import needs_sandbox  # noqa: F401
+from tests.checkpoints.checkpoint_kit import Session, bash, patch, tree, write
+from tests.sandbox.sandbox_kit import needs_sandbox  # noqa: F401
 
 TEN = [
     # 1 write_file overwrite (two files)
@@ -202,7 +202,7 @@ def test_bad_turns_and_deleted_sessions(tmp_path, needs_sandbox):
     assert code == 1 and report["message"] == "no turn 7 (the session has 1 turn)"
     proc = s.cli("sessions", "undo", "nosuch")
     assert proc.returncode == 1 and proc.stderr.strip() == "raw-tui: unknown session nosuch"
-    from tests.checkpoints.kit import checkpoint_dir
+    from tests.checkpoints.checkpoint_kit import checkpoint_dir
 
     assert checkpoint_dir(s.session_id).exists()
     assert s.cli("sessions", "delete", s.session_id).returncode == 0
@@ -210,8 +210,8 @@ def test_bad_turns_and_deleted_sessions(tmp_path, needs_sandbox):
 
 
 def test_a_session_live_in_a_host_is_refused(tmp_path):
-    from tests.helpers import raw_tui
-    from tests.host.kit import setup, start, wait_gone
+    from tests.config_kit import raw_tui
+    from tests.host.host_kit import setup, start, wait_gone
 
     args = setup(tmp_path, [])
     host = start(args)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from raw_tui.protocol import bus as ev
-from tests.acp_agent.kit import error_of, rig
+from tests.acp_agent.acp_kit import error_of, rig
 
 WRITE = {"tool_calls": [{"name": "write_file", "id": "w1", "arguments": {"operations": [
     {"mode": "overwrite", "path": "a.txt", "content": "new\n"}]}}]}

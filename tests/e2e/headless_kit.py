@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.helpers import REPO, raw_tui, write_config, write_script
+from tests.config_kit import REPO, raw_tui, write_config, write_script
 
 NO_LOG = {"RAW_TUI_HOOK_LOG": ""}  # the log hook does nothing without it
 

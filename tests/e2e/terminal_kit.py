@@ -276,3 +276,12 @@ def composer_lines(screen: str) -> list[str]:
     top = max(i for i, line in enumerate(lines[:bottom]) if line.startswith("╭"))
     scrollbar = "▁▂▃▄▅▆▇█▔ "
     return [line.strip("│ ").rstrip(scrollbar) for line in lines[top + 1:bottom]]
+
+
+def prompt_demo(tmux: Tmux, text: str, *, until: str = "Approve write_file?") -> str:
+    """Wait for the session to be idle, send `text` as a prompt, and wait for `until` (the
+    built-in demo's first approval); the screen then."""
+    tmux.wait_for(lambda s: "idle" in status_line(s))
+    tmux.type(text)
+    tmux.keys("Enter")
+    return tmux.wait_for(until)

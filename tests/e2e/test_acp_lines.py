@@ -14,7 +14,7 @@ import pytest
 
 from raw_tui.acp.command import log_path
 from tests.e2e.test_acp_stdio import agent_env
-from tests.helpers import write_config
+from tests.config_kit import write_config
 
 NOT_MESSAGES = [
     ("[1,2,3]", None, "a message is a JSON object, not an array"),

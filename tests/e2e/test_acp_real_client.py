@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import raw_tui, write_config
+from tests.config_kit import raw_tui, write_config
 
 ACPX_VERSION = "0.19.1"
 ACPX_PERMISSION_DENIED = 5  # acpx's exit code when a permission was denied (docs/exit-codes)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import acp
 
-from tests.acp_agent.kit import RecordingClient
-from tests.helpers import write_config, write_tool
+from tests.acp_agent.acp_kit import RecordingClient
+from tests.config_kit import write_config, write_tool
 
 # a credential of the config (an MCP server's env value): acp.log must not keep it
 SECRET = "acp-log-0123456789-SECRET"
@@ -150,7 +150,7 @@ def test_the_early_initialize_answers_as_the_sdk_does(tmp_path):
 
 
 def test_the_client_closing_mid_turn_cancels_it_and_leaves_no_process(tmp_path):
-    from tests.helpers import alive
+    from tests.config_kit import alive
 
     pid_file = tmp_path / "bash.pid"
     cfg = tmp_path / "cfg"
@@ -200,7 +200,7 @@ async def test_configure_compact_and_delete_are_served_by_the_subprocess(tmp_pat
     Raw's extensions reach the agent in the real process (not -32601)."""
     from acp import RequestError
 
-    from tests.acp_agent.kit import delete_session
+    from tests.acp_agent.acp_kit import delete_session
 
     work = tmp_path / "work"
     work.mkdir()

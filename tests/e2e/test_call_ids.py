@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.e2e.headless_kit import stored
 from tests.e2e.provider_kit import Wire, server, wire
-from tests.helpers import raw_tui, write_config
+from tests.config_kit import raw_tui, write_config
 
 __all__ = ["server", "wire"]  # the fixtures
 

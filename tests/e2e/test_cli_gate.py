@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import raw_tui, write_config  # noqa: E402
+from tests.config_kit import raw_tui, write_config  # noqa: E402
 from tests.engine.misbehaving_tools import RULES, write_all  # noqa: E402
 
 
@@ -186,7 +186,7 @@ def test_call_args_are_strict_json(cfg, text, detail):
 
 
 def test_an_unknown_panel_icon_falls_back_with_one_warning(tmp_path):
-    from tests.helpers import write_tool
+    from tests.config_kit import write_tool
 
     cfg = tmp_path / "cfg"
     write_tool(cfg, "paneled", "def handler(args, ctx):\n    return 'ok'\n",

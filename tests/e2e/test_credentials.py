@@ -10,7 +10,7 @@ import stat
 import pytest
 
 from tests.e2e.provider_kit import WIRES, Wire, server, wire
-from tests.helpers import raw_tui, write_config
+from tests.config_kit import raw_tui, write_config
 from tests.servers import openai_wire
 from tests.servers.http_server import ProtocolServer, Recorded, Reply
 

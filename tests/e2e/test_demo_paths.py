@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tests.e2e.headless_kit import stored
 from tests.e2e.terminal_kit import (RAW_TUI, Tmux, demo_note, flat, isolated_env, needs_tmux,
-                                    place, quit_app, raw_tui_cli, status_line)
-from tests.helpers import raw_tui
+                                    place, quit_app, raw_tui_cli, status_line, prompt_demo)
+from tests.config_kit import raw_tui
 
 __all__ = ["place"]
 
@@ -69,10 +69,7 @@ def test_in_the_ui_a_denied_write_is_skipped_and_explain_explains(place):
     tmux = Tmux(env=env)
     try:
         tmux.start([str(RAW_TUI)], cwd=place / "w")
-        tmux.wait_for(lambda s: "idle" in status_line(s))
-        tmux.type("hello")
-        tmux.keys("Enter")
-        tmux.wait_for("Approve write_file?")
+        prompt_demo(tmux, "hello")
         tmux.keys("d")
         tmux.wait_for("Ctrl+S submit")
         tmux.keys("Down", "Enter")

@@ -23,7 +23,7 @@ import pytest
 from tests.e2e.test_ssh_demo import KEYGEN, SSH, SSHD, sshd  # noqa: F401 (the fixture)
 from tests.e2e.terminal_kit import (EXITED, RAW_TUI, Tmux, demo_note, flat, isolated_env,
                                     place, quit_app, raw_tui_cli, status_line)
-from tests.helpers import session_host_pids
+from tests.config_kit import session_host_pids
 
 __all__ = ["place", "sshd"]
 

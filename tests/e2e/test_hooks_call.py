@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import raw_tui, write_config
+from tests.engine.hooks.hook_kit import write_hook
+from tests.config_kit import raw_tui, write_config
 
 VETO = """
 request = json.load(sys.stdin)

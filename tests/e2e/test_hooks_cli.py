@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import REPO, raw_tui, write_config
+from tests.engine.hooks.hook_kit import write_hook
+from tests.config_kit import REPO, raw_tui, write_config
 
 
 def setup(tmp_path: Path, hooks: list[str], copy: tuple[str, ...] = ()) -> Path:

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from tests.e2e.headless_kit import config_with, kinds, run, run_end, stored
-from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import REPO, raw_tui
+from tests.engine.hooks.hook_kit import write_hook
+from tests.config_kit import REPO, raw_tui
 
 
 def receipts(events, event=None):

@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.e2e.terminal_kit import (EXITED, RAW_TUI, Tmux, demo_note, flat, isolated_env,
                                     place, quit_app)
 from tests.e2e.test_detach_tmux import reach_the_modal
-from tests.helpers import session_host_pids
+from tests.config_kit import session_host_pids
 
 __all__ = ["place"]
 

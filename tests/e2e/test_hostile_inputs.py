@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import REPO, raw_tui, write_config, write_tool
+from tests.engine.hooks.hook_kit import write_hook
+from tests.config_kit import REPO, raw_tui, write_config, write_tool
 
 DEEP = 5000  # far past Python's recursion limit
 NUMBER_TOOL = """

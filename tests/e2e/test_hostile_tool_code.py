@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.headless_kit import run_end
-from tests.helpers import raw_tui, write_config, write_script, write_tool
+from tests.config_kit import raw_tui, write_config, write_script, write_tool
 
 TEXT = {"type": "object", "properties": {"text": {"type": "string"}}}
 FILES = {"type": "object"}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, write_config
+from tests.config_kit import REPO, write_config
 
 SCRIPT = REPO / "scripts" / "local-model"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import raw_tui, write_config, write_script
+from tests.config_kit import raw_tui, write_config, write_script
 
 
 def setup(tmp_path, *lines, use=("builtin/todo", "builtin/ask_user")):
@@ -89,7 +89,7 @@ def test_ask_user_headless_is_interaction_unavailable(tmp_path):
 
 def test_a_raw_tool_ticks_an_item_with_id_and_status(tmp_path):
     # the way Raw tools patch a checklist: `{id, status}` keeps the item's label
-    from tests.helpers import write_tool
+    from tests.config_kit import write_tool
 
     cfg = tmp_path / "cfg"
     cfg.mkdir()

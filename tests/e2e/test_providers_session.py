@@ -16,7 +16,7 @@ import raw_tui as raw_tui_pkg
 from raw_tui.session.prompt import DEFAULT_SYSTEM_PROMPT
 from tests.e2e.headless_kit import run_end, stored
 from tests.e2e.provider_kit import Wire, server, wire
-from tests.helpers import raw_tui, write_config
+from tests.config_kit import raw_tui, write_config
 from tests.servers.http_server import ProtocolServer
 
 __all__ = ["server", "wire"]  # the fixtures

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.e2e.terminal_kit import (EXITED, RAW_TUI, Tmux, composer_lines, flat, isolated_env,
                                     needs_tmux, place, send_bytes, status_line)
-from tests.helpers import write_config, write_script
+from tests.config_kit import write_config, write_script
 
 __all__ = ["place"]
 

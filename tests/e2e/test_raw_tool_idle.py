@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from tests.e2e.terminal_kit import RAW_TUI, Pty, isolated_env, place
-from tests.helpers import write_config, write_script
+from tests.config_kit import write_config, write_script
 
 __all__ = ["place"]
 

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from tests.e2e.headless_kit import kinds, run_end
-from tests.helpers import alive, raw_tui, write_config, write_script
+from tests.config_kit import alive, raw_tui, write_config, write_script
 
 
 def setup(tmp_path, *lines, rules=None, use=None, **agent):

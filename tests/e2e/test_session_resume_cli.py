@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import raw_tui, write_config, write_script
+from tests.config_kit import raw_tui, write_config, write_script
 
 LINES = [
     {"text": "Listing.", "tool_calls": [{"name": "todo", "arguments": {"todos": [

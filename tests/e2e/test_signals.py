@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.headless_kit import run_end
-from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import raw_tui, write_config, write_script
+from tests.engine.hooks.hook_kit import write_hook
+from tests.config_kit import raw_tui, write_config, write_script
 from raw_tui.tools.proctree import all_procs
 from tests.proctree_kit import kill_marked, marker, survivors, with_marker
 

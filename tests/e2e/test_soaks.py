@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from tests.helpers import REPO
+from tests.config_kit import REPO
 
 
 def script(name: str, *args: str, timeout: float = 300) -> str:

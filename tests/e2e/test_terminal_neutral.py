@@ -18,8 +18,8 @@ from pathlib import Path
 
 from raw_tui.host import protocol
 from tests.e2e.terminal_kit import RAW_TUI, Pty, isolated_env, place
-from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import raw_tui, write_config, write_script, write_tool
+from tests.engine.hooks.hook_kit import write_hook
+from tests.config_kit import raw_tui, write_config, write_script, write_tool
 
 __all__ = ["place"]
 

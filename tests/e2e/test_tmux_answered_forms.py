@@ -6,7 +6,7 @@ from the saved history: both show the choice, and `(answered)`."""
 from __future__ import annotations
 
 from tests.e2e.terminal_kit import (EXITED, RAW_TUI, Tmux, demo_note, isolated_env,
-                                    needs_tmux, place, quit_app, status_line)
+                                    needs_tmux, place, quit_app, status_line, prompt_demo)
 
 __all__ = ["place"]
 
@@ -23,10 +23,7 @@ def test_an_answered_form_shows_its_answers_after_attach_and_continue(place):
     tmux = Tmux(env=env)
     try:
         tmux.start([str(RAW_TUI)], cwd=place / "w")
-        tmux.wait_for(lambda s: "idle" in status_line(s))
-        tmux.type("hello")
-        tmux.keys("Enter")
-        tmux.wait_for("Approve write_file?")
+        prompt_demo(tmux, "hello")
         tmux.keys("a")
         tmux.wait_for(lambda s: note.exists() and "Ctrl+S submit" in s)
         tmux.keys("Down", "Enter")  # Green

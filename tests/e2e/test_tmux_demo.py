@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.terminal_kit import (RAW_TUI, Tmux, demo_note, flat, isolated_env, needs_tmux,
-                                    place, quit_app, raw_tui_cli, status_line)
+                                    place, quit_app, raw_tui_cli, status_line, prompt_demo)
 
 __all__ = ["place"]
 
@@ -190,10 +190,7 @@ def test_the_palette_reopens_a_saved_session(place):
     tmux = Tmux(env=env)
     try:
         tmux.start([str(RAW_TUI)], cwd=place / "w")
-        tmux.wait_for(lambda s: "idle" in status_line(s))
-        tmux.type("hello demo")
-        tmux.keys("Enter")
-        tmux.wait_for("Approve write_file?")
+        prompt_demo(tmux, "hello demo")
         quit_app(tmux)  # with the approval pending
     finally:
         tmux.kill()

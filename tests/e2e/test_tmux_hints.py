@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from tests.e2e.terminal_kit import (EXITED, RAW_TUI, Tmux, flat, isolated_env, needs_tmux,
-                                    place, quit_app, raw_tui_cli, status_line)
+                                    place, quit_app, raw_tui_cli, status_line, prompt_demo)
 
 __all__ = ["place"]
 
@@ -26,10 +26,7 @@ def test_the_quit_hint_names_the_program_as_typed(place):
     try:
         # typed relative to the venv, as the README's `.venv/bin/raw-tui` is
         tmux.start(["bin/raw-tui", "--cwd", str(place / "w")], cwd=RAW_TUI.parent.parent)
-        tmux.wait_for(lambda s: "idle" in status_line(s))
-        tmux.type("hello")
-        tmux.keys("Enter")
-        tmux.wait_for("Approve write_file?")
+        prompt_demo(tmux, "hello")
         tmux.keys("d")
         tmux.wait_for("Ctrl+S submit")
         tmux.keys("Escape")  # cancel the question: the turn goes on to its end

@@ -9,8 +9,8 @@ import time
 
 from tests.e2e.terminal_kit import (RAW_TUI, Tmux, isolated_env, place, quit_app,
                                     status_line)
-from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import write_config
+from tests.engine.hooks.hook_kit import write_hook
+from tests.config_kit import write_config
 
 __all__ = ["place"]
 

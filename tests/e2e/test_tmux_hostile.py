@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.terminal_kit import EXITED, RAW_TUI, Tmux, isolated_env, place  # noqa: F401
-from tests.helpers import write_config
+from tests.config_kit import write_config
 
 
 @pytest.mark.parametrize("how", ["corrupt", "state_is_a_file"])

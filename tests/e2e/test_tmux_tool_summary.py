@@ -10,7 +10,7 @@ import json
 from tests.e2e.terminal_kit import (RAW_TUI, Tmux, demo_note, flat, isolated_env, needs_tmux,
                                     place, quit_app, raw_tui_cli, status_line)
 from tests.e2e.test_tmux_demo import run_demo
-from tests.helpers import raw_tui
+from tests.config_kit import raw_tui
 
 __all__ = ["place"]
 

@@ -8,8 +8,8 @@ import json
 
 from tests.e2e.terminal_kit import (RAW_TUI, Tmux, flat, isolated_env, needs_tmux, place,
                                     quit_app, status_line)
-from tests.helpers import write_config
-from tests.sandbox.kit import needs_sandbox  # noqa: F401
+from tests.config_kit import write_config
+from tests.sandbox.sandbox_kit import needs_sandbox  # noqa: F401
 
 __all__ = ["place"]
 

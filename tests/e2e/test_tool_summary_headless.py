@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import raw_tui, write_config, write_script, write_tool
+from tests.config_kit import raw_tui, write_config, write_script, write_tool
 
 TOOLS = {
     "own": 'def summarize(args, ctx):\n    return f"own: {args[\'text\']} in {ctx.cwd}"\n',

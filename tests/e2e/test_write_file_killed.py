@@ -11,7 +11,7 @@ import subprocess
 import sys
 import textwrap
 
-from tests.helpers import raw_tui, write_config
+from tests.config_kit import raw_tui, write_config
 
 BIG = 14 * 1024 * 1024
 

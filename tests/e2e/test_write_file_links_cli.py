@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.helpers import raw_tui, write_config
+from tests.config_kit import raw_tui, write_config
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.helpers import write_tool
+from tests.config_kit import write_tool
 
 EFFECTS_SCHEMA = {
     "type": "object",

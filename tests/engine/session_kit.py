@@ -15,7 +15,7 @@ from raw_tui.models.base import Message, ToolDefinition, Usage
 from raw_tui.models.scripted import ScriptedModel, script_from_list
 from raw_tui.session.session import Session
 from raw_tui.session.store import HistoryStore
-from tests.helpers import write_config
+from tests.config_kit import write_config
 
 BASE = ["builtin/read_file", "builtin/write_file", "builtin/bash"]
 
@@ -63,7 +63,7 @@ class RecordingModel(ScriptedModel):
 def agent_config(tmp_path: Path, *, use: list[str] | None = None, rules: list | None = None,
                  tools: dict[str, str] | None = None, models: dict | None = None, **agent: Any):
     """Write raw.json (and `agent/<id>` tools from `tools`: id -> code) and load it."""
-    from tests.helpers import write_tool
+    from tests.config_kit import write_tool
 
     cfg = tmp_path / "cfg"
     cfg.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ from raw_tui.config import load_config
 from raw_tui.tools import approval_preview
 from raw_tui.tools.dispatch import Dispatcher
 from tests.engine.misbehaving_tools import EFFECTS_SCHEMA, TEXT_SCHEMA
-from tests.helpers import write_config, write_tool
+from tests.config_kit import write_config, write_tool
 
 ASK_ALL = [{"match": "*", "effect": "ask"}]
 
@@ -355,7 +355,7 @@ async def test_sessions_show_gives_the_preview_back(tmp_path):
     import json
 
     from raw_tui.session.store import HistoryStore
-    from tests.helpers import raw_tui
+    from tests.config_kit import raw_tui
 
     (tmp_path / "a.txt").write_text("keep\u2028this\nold\n")
     store = HistoryStore()

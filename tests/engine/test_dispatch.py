@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from tests.helpers import write_config
+from tests.config_kit import write_config
 from tests.engine.misbehaving_tools import RULES, write_all
 from raw_tui.protocol import bus as ev
 from raw_tui.approval import FixedApprover
@@ -301,7 +301,7 @@ async def test_a_handler_error_quoting_a_lone_surrogate_can_be_stored(agent, tmp
 
 
 async def test_a_slow_plain_handler_does_not_freeze_the_event_loop(tmp_path):
-    from tests.helpers import write_config, write_tool
+    from tests.config_kit import write_config, write_tool
 
     cfg = tmp_path / "cfg2"
     write_tool(cfg, "sleepy", '''

@@ -20,7 +20,7 @@ from raw_tui.config import load_config
 from raw_tui.tools import worker
 from raw_tui.tools.dispatch import Deadlines, Dispatcher
 from tests.engine.misbehaving_tools import TEXT_SCHEMA
-from tests.helpers import write_config, write_tool
+from tests.config_kit import write_config, write_tool
 
 # Never returns within any deadline here, yet ends after a while: a test process must not
 # keep threads spinning for ever (the subprocess test below spins for real).

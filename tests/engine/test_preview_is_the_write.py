@@ -90,7 +90,7 @@ async def test_a_preview_with_huge_paths_stays_under_the_event_bound(tmp_path):
     from raw_tui.config import load_config
     from raw_tui.tools import approval_preview
     from tests.engine.test_approval_preview import ASK_ALL, preview_tool
-    from tests.helpers import write_config
+    from tests.config_kit import write_config
 
     cfg = tmp_path / "cfg"
     body = ("return {'files': [{'path': '/tmp/' + str(i) + 'p' * 100000, "

@@ -12,8 +12,8 @@ import pytest
 
 from raw_tui.protocol import bus as ev
 from raw_tui.protocol import commands as cmd
-from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import alive
+from tests.engine.hooks.hook_kit import write_hook
+from tests.config_kit import alive
 from tests.engine.session_kit import agent_config, make_session
 
 BASH_CALL = {"name": "bash", "arguments": {"commands": [{"command": "touch made.txt"}]}}

@@ -16,7 +16,7 @@ from raw_tui.session.open import UnknownSession, open_session
 from raw_tui.session.request import SessionRequest
 from raw_tui.session.store import HistoryStore
 from tests.engine.session_kit import RecordingModel
-from tests.helpers import write_config, write_script
+from tests.config_kit import write_config, write_script
 
 TODO = {"name": "todo", "arguments": {"todos": [
     {"id": "a", "content": "Read the code", "status": "done"},

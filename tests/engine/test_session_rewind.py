@@ -13,7 +13,7 @@ from raw_tui.session.open import open_session
 from raw_tui.session.request import SessionRequest
 from raw_tui.session.store import HistoryStore
 from tests.engine.session_kit import make_session
-from tests.helpers import write_config
+from tests.config_kit import write_config
 
 LINES = [{"text": "A"}, {"text": "B"}, {"text": "C"}, {"text": "D"}]
 
@@ -118,7 +118,7 @@ async def test_a_resumed_session_sends_what_the_model_saw(tmp_path):
 
 
 async def test_sessions_show_prints_the_whole_history_with_the_marker(tmp_path):
-    from tests.helpers import raw_tui
+    from tests.config_kit import raw_tui
 
     h = make_session(tmp_path, LINES, store=HistoryStore())
     await h.session.run_turn("first")

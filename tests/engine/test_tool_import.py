@@ -13,7 +13,7 @@ import pytest
 from raw_tui.protocol import bus as ev
 from raw_tui.config import load_config
 from raw_tui.tools.dispatch import Deadlines, Dispatcher
-from tests.helpers import write_config, write_tool
+from tests.config_kit import write_config, write_tool
 
 TEXT = {"type": "object", "properties": {"text": {"type": "string"}}}
 # spins well past every deadline here, then ends (a test process keeps no spinning thread)

@@ -13,7 +13,7 @@ from typing import Any
 from raw_tui.protocol import bus as ev
 from raw_tui.host.launch import Started, start_host
 from raw_tui.session.request import SessionRequest
-from tests.helpers import alive, write_config, write_script
+from tests.config_kit import alive, write_config, write_script
 
 ASK_WRITE = [{"match": "builtin/write_file", "effect": "ask"}]
 

@@ -10,8 +10,8 @@ import signal
 from raw_tui.host.choose import attach_target, detach_wanted, offer_attach
 from raw_tui.host.transport import locate_or_start
 from raw_tui.program import program
-from tests.helpers import raw_tui
-from tests.host.kit import request_of, setup, start, wait_gone
+from tests.config_kit import raw_tui
+from tests.host.host_kit import request_of, setup, start, wait_gone
 
 
 class Tty(io.StringIO):

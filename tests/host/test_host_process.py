@@ -21,8 +21,8 @@ from raw_tui.protocol.errors import ConfigError
 from raw_tui.host import protocol as wire
 from raw_tui.host.client import HostClient
 from raw_tui.host.paths import live_sessions, probe
-from tests.helpers import raw_tui, write_config, write_tool
-from tests.host.kit import alive, bash_call, kinds, setup, start, until, wait_gone, write_call
+from tests.config_kit import raw_tui, write_config, write_tool
+from tests.host.host_kit import alive, bash_call, kinds, setup, start, until, wait_gone, write_call
 
 
 def cli(args, *extra):

@@ -21,8 +21,8 @@ from raw_tui.host.launch import HostStartError, Started
 from raw_tui.host.paths import SessionLive, probe, socket_path
 from raw_tui.host.server import SessionHost
 from tests.engine.session_kit import make_session
-from tests.helpers import raw_tui
-from tests.host.kit import alive, setup, start, wait_gone
+from tests.config_kit import raw_tui
+from tests.host.host_kit import alive, setup, start, wait_gone
 
 ROUNDS = 4
 REPO = Path(__file__).resolve().parents[2]

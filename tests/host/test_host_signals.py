@@ -16,8 +16,8 @@ from raw_tui.protocol import commands as cmd
 from raw_tui.host import protocol as wire
 from raw_tui.host.client import HostClient
 from raw_tui.host.paths import probe
-from tests.helpers import raw_tui
-from tests.host.kit import bash_call, setup, start, until, wait_gone
+from tests.config_kit import raw_tui
+from tests.host.host_kit import bash_call, setup, start, until, wait_gone
 
 
 def _state(pid: int) -> str | None:

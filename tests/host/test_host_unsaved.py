@@ -16,7 +16,7 @@ from raw_tui.protocol import commands as cmd
 from raw_tui.host.client import HostClient
 from raw_tui.paths import state_home
 from raw_tui.session.store import BUSY_TIMEOUT_S
-from tests.host.kit import alive, bash_call, setup, start, until, wait_gone
+from tests.host.host_kit import alive, bash_call, setup, start, until, wait_gone
 
 LOCKER = """
 import sqlite3, sys, time

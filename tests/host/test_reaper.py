@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.helpers import alive
+from tests.config_kit import alive
 
 ROOT = Path(__file__).resolve().parents[2]
 INNER = '''

@@ -19,8 +19,8 @@ from raw_tui.host import protocol as wire
 from raw_tui.host.choose import live_marks, offer_attach
 from raw_tui.session.request import SessionRequest
 from raw_tui.host.paths import SocketDirError, live_sessions, socket_dir
-from tests.helpers import raw_tui
-from tests.host.kit import setup, start, wait_gone
+from tests.config_kit import raw_tui
+from tests.host.host_kit import setup, start, wait_gone
 
 ROOT = os.geteuid() == 0
 

@@ -16,7 +16,7 @@ import pytest
 from raw_tui.config import load_config
 from raw_tui.mcp.config import alias
 from tests.engine.session_kit import make_session
-from tests.helpers import REPO, alive, write_config, write_script
+from tests.config_kit import REPO, alive, write_config, write_script
 
 FIXTURE = str(REPO / "tests" / "servers" / "mcp_fixture.py")
 SDK_FIXTURE = str(REPO / "tests" / "servers" / "mcp_sdk_fixture.py")

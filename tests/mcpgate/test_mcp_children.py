@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from tests.helpers import raw_tui
+from tests.config_kit import raw_tui
 from tests.proctree_kit import kill_marked, marker, survivors, with_marker
 
 from .mcp_kit import call_line, fixture_server, load, mcp_config

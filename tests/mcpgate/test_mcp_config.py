@@ -10,7 +10,7 @@ import pytest
 
 from raw_tui.protocol.errors import ConfigError
 from raw_tui.mcp.config import alias
-from tests.helpers import raw_tui
+from tests.config_kit import raw_tui
 
 from .mcp_kit import fixture_server, load, mcp_config
 

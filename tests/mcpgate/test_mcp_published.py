@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from raw_tui.mcp.config import alias
-from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import raw_tui
+from tests.engine.hooks.hook_kit import write_hook
+from tests.config_kit import raw_tui
 
 from .mcp_kit import mcp_config
 from .published import npm_servers, time_server  # noqa: F401 — a fixture

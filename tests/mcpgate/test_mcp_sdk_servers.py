@@ -7,7 +7,7 @@ import json
 import sys
 
 from raw_tui.mcp.config import alias
-from tests.helpers import raw_tui
+from tests.config_kit import raw_tui
 
 from .mcp_kit import SDK_FIXTURE, http_server, mcp_config
 

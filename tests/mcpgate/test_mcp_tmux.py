@@ -10,7 +10,7 @@ from pathlib import Path
 from raw_tui.mcp.config import alias
 from tests.e2e.terminal_kit import (RAW_TUI, Tmux, isolated_env, needs_tmux, place, quit_app,
                                     status_line)
-from tests.helpers import write_config, write_script
+from tests.config_kit import write_config, write_script
 
 from .mcp_kit import alive, fixture_server, kill_quietly
 

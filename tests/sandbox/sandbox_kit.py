@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from raw_tui.tools.sandbox.availability import probe
-from tests.helpers import raw_tui, write_config
+from tests.config_kit import raw_tui, write_config
 
 ASK_ALL = [{"match": "builtin/bash", "effect": "ask"}]
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",

@@ -13,7 +13,7 @@ import msgspec
 from raw_tui.protocol import bus as ev
 from raw_tui.config import load_config
 from raw_tui.tools.dispatch import Dispatcher
-from tests.sandbox.kit import ASK_ALL, config, needs_sandbox  # noqa: F401
+from tests.sandbox.sandbox_kit import ASK_ALL, config, needs_sandbox  # noqa: F401
 
 
 class Approver:

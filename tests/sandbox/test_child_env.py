@@ -5,8 +5,8 @@ servers never see a variable a model names in `api_key_env`, nor raw-tui's inter
 from __future__ import annotations
 
 import json
-from tests.engine.hooks.hookkit import write_hook
-from tests.helpers import raw_tui, write_config
+from tests.engine.hooks.hook_kit import write_hook
+from tests.config_kit import raw_tui, write_config
 from tests.mcpgate.mcp_kit import fixture_server
 
 MODELS = {"m": {"method": "openai-chat-completions", "model_id": "x",

@@ -11,7 +11,7 @@ import pytest
 from raw_tui.tools.sandbox.boundary import Boundary
 from raw_tui.tools.sandbox.commit import apply
 from raw_tui.tools.sandbox.layer import scan
-from tests.sandbox.kit import ASK_ALL, call, config, needs_sandbox  # noqa: F401
+from tests.sandbox.sandbox_kit import ASK_ALL, call, config, needs_sandbox  # noqa: F401
 
 
 @pytest.mark.parametrize("command", ["mkfifo pipe", "python3 -c \"import socket; "

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.kit import ASK_ALL, GIT_ENV, call, config, needs_sandbox, run_direct, tree
+from tests.sandbox.sandbox_kit import ASK_ALL, GIT_ENV, call, config, needs_sandbox, run_direct, tree
 
 SETUP = """
 printf 'a\\n' > a; printf 'b\\n' > b; mkdir -p d/sub; printf 'x\\n' > d/x;

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import write_config
-from tests.sandbox.kit import ASK_ALL, call, config, needs_sandbox, text_of
+from tests.config_kit import write_config
+from tests.sandbox.sandbox_kit import ASK_ALL, call, config, needs_sandbox, text_of
 
 MODES = ["overlay", "workspace"]
 

@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from tests.e2e.terminal_kit import RAW_TUI, Tmux, isolated_env, place, quit_app, status_line
-from tests.helpers import write_config
-from tests.sandbox.kit import ASK_ALL, needs_sandbox  # noqa: F401
+from tests.config_kit import write_config
+from tests.sandbox.sandbox_kit import ASK_ALL, needs_sandbox  # noqa: F401
 
 __all__ = ["place"]
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 
-from tests.sandbox.kit import config, needs_sandbox  # noqa: F401
+from tests.sandbox.sandbox_kit import config, needs_sandbox  # noqa: F401
 
 SCRIPT = textwrap.dedent('''
     import asyncio, json, os, sys, time

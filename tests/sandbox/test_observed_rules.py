@@ -50,8 +50,8 @@ def test_the_policy_step_skips_them_and_a_deny_wins_after_the_dry_run():
 
 
 def test_observed_paths_must_reach_a_field(tmp_path):
-    from tests.helpers import raw_tui
-    from tests.sandbox.kit import config
+    from tests.config_kit import raw_tui
+    from tests.sandbox.sandbox_kit import config
 
     cfg = config(tmp_path / "cfg", rules=[rule("deny", "x", any="files[*].nope")])
     proc = raw_tui("--config", str(cfg), "config", "list")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import raw_tui
-from tests.sandbox.kit import call, config, needs_sandbox, text_of
+from tests.config_kit import raw_tui
+from tests.sandbox.sandbox_kit import call, config, needs_sandbox, text_of
 
 
 def no_bwrap_path(tmp_path: Path) -> str:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
-from tests.sandbox.kit import ASK_ALL, GIT_ENV, needs_sandbox, tree  # noqa: F401
+from tests.config_kit import REPO
+from tests.sandbox.sandbox_kit import ASK_ALL, GIT_ENV, needs_sandbox, tree  # noqa: F401
 from tests.sandbox.test_equivalence import SCENARIOS, SETUP
 
 USER = f"rawsbx{os.getpid() % 100000}"

@@ -10,7 +10,7 @@ from raw_tui.ui.widgets.form_view import FormView
 
 from . import events as samples
 from .fake_session import connect
-from .helpers import screen_text
+from .screenshot_kit import screen_text
 
 
 async def test_answers_given_by_another_client_fill_the_form(session):

@@ -13,7 +13,7 @@ from raw_tui.ui.screens.approval import ApprovalScreen
 
 from . import events as samples
 from .fake_session import connect
-from .helpers import flat, screen_text
+from .screenshot_kit import flat, screen_text
 
 
 def diff_lines(text: str) -> list[str]:

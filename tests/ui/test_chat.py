@@ -13,7 +13,7 @@ from raw_tui.ui.widgets.composer import Composer
 
 from . import events as samples
 from .fake_session import connect
-from .helpers import flat, screen_text
+from .screenshot_kit import flat, screen_text
 
 
 async def test_enter_sends_prompt_and_history_recalls_it(session):

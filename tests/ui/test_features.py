@@ -20,7 +20,7 @@ from raw_tui.ui.widgets.search_bar import SearchBar
 from . import events as samples
 from .events import retried, two_turns
 from .fake_session import connect
-from .helpers import flat, screen_text
+from .screenshot_kit import flat, screen_text
 
 
 # retry and edit -----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from raw_tui.ui.widgets.sidebar import Sidebar
 
 from . import events as samples
 from .fake_session import connect
-from .helpers import screen_text
+from .screenshot_kit import screen_text
 
 
 async def test_tab_cycles_composer_chat_sidebar(session):

@@ -12,7 +12,7 @@ from raw_tui.ui.app import RawApp
 from raw_tui.ui.widgets.tool_call import ToolCallView
 
 from .fake_session import connect
-from .helpers import flat, screen_text
+from .screenshot_kit import flat, screen_text
 
 SLEEPY = {"commands": [{"command": "for i in 1 2 3; do echo tick $i; sleep 1; done"}]}
 

@@ -17,7 +17,7 @@ from raw_tui.ui.app import RawApp
 from raw_tui.ui.conversation import router
 
 from .fake_session import connect
-from .helpers import flat, screen_text
+from .screenshot_kit import flat, screen_text
 
 
 async def test_every_event_type_has_its_place_in_the_router(session):

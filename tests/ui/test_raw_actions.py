@@ -11,7 +11,7 @@ from raw_tui.ui.widgets.sidebar import Sidebar
 
 from . import events as samples
 from .fake_session import connect
-from .helpers import screen_text
+from .screenshot_kit import screen_text
 
 ACTIONS = [
     {"id": "redo", "label": "Redo failed", "scope": "item", "kind": "tool",

@@ -17,7 +17,7 @@ from raw_tui.ui.widgets.panel_view import PanelView
 from tests.engine.session_kit import agent_config, make_session
 
 from .fake_session import connect
-from .helpers import flat, screen_text
+from .screenshot_kit import flat, screen_text
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "raw_tools" / "board"
 LINES = [{"tool_calls": [{"id": "c1", "name": "board", "arguments": {"step": 1}}]},

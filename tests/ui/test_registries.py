@@ -15,7 +15,7 @@ from raw_tui.ui.app import RawApp
 
 from . import events as samples
 from .fake_session import connect
-from .helpers import screen_text
+from .screenshot_kit import screen_text
 
 ROOT = Path(__file__).resolve().parents[2] / "raw_tui"
 SHARED = {"__init__", "base"}

@@ -18,7 +18,7 @@ from raw_tui.ui.widgets.composer import Composer
 from raw_tui.ui.widgets.stand_in import ComposerStandIn
 
 from .fake_session import FakeSession, connect, transport
-from .helpers import screen_text
+from .screenshot_kit import screen_text
 
 
 class OpeningSession(FakeSession):

@@ -13,7 +13,7 @@ from raw_tui.ui.app import RawApp
 
 from . import events as samples
 from .fake_session import connect
-from .helpers import screen_text
+from .screenshot_kit import screen_text
 
 
 def status(app) -> str:

@@ -17,7 +17,7 @@ from raw_tui.ui.widgets.chat_items import UserMessageView
 from tests.engine.session_kit import make_session
 
 from .fake_session import connect
-from .helpers import flat, screen_text
+from .screenshot_kit import flat, screen_text
 
 
 def write(*files: tuple[str, str]) -> dict:

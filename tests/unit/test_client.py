@@ -12,7 +12,7 @@ from raw_tui.protocol.commands import ApprovalAnswer, Prompt, Quit, Reply, Saved
 from raw_tui.session.store import HistoryStore
 from raw_tui.config import load_config
 from tests.engine.session_kit import BASE, make_session
-from tests.helpers import write_config
+from tests.config_kit import write_config
 
 
 def _engine(tmp_path, **kw):

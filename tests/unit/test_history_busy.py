@@ -11,8 +11,8 @@ import time
 
 from raw_tui.paths import state_home
 from raw_tui.session.store import BUSY_TIMEOUT_S
-from tests.helpers import raw_tui, write_config, write_script
-from tests.host.kit import bash_call
+from tests.config_kit import raw_tui, write_config, write_script
+from tests.host.host_kit import bash_call
 
 LOCKER = """
 import sqlite3, sys, time

@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 
 from raw_tui.paths import open_private, private_dir, state_home
-from tests.helpers import raw_tui, write_config, write_script
-from tests.host.kit import setup, start, wait_gone
+from tests.config_kit import raw_tui, write_config, write_script
+from tests.host.host_kit import setup, start, wait_gone
 from tests.mcpgate.mcp_kit import fixture_server, mcp_config
 
 

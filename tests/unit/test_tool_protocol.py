@@ -17,7 +17,7 @@ from raw_tui.models.base import ModelProvider, ModelSpec, make_provider
 from raw_tui.tools.ports import Tool
 from raw_tui.tools.summary import generic
 
-from tests.helpers import write_config, write_tool
+from tests.config_kit import write_config, write_tool
 
 MEMBERS = [name for name, _ in inspect.getmembers(Tool) if not name.startswith("_")] + \
     list(Tool.__annotations__)

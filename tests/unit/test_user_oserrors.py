@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from tests.helpers import raw_tui, session_host_pids, write_config
+from tests.config_kit import raw_tui, session_host_pids, write_config
 
 
 def _one_line(proc, code: int) -> str:

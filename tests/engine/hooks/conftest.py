@@ -1,4 +1,4 @@
-"""Fixtures for hook tests (helpers live in hookkit.py)."""
+"""Fixtures for hook tests (helpers live in hook_kit.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hookkit import Recorder, load
+from hook_kit import Recorder, load
 from raw_tui.protocol.bus import Bus
 from raw_tui.hooks import HookDispatcher
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from hookkit import REPO, TOOLS, load, write_hook
+from hook_kit import REPO, TOOLS, load, write_hook
 from raw_tui.protocol.errors import ConfigError
 from raw_tui.hooks import hooks_test, load_hooks
 

@@ -8,7 +8,7 @@ import time
 
 import msgspec
 
-from hookkit import BASH, WRITE, write_hook
+from hook_kit import BASH, WRITE, write_hook
 from raw_tui.protocol.bus import HookEvent
 from raw_tui.frozen import freeze
 from raw_tui.hooks import format_receipt

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from hookkit import REPO, TOOLS
+from hook_kit import REPO, TOOLS
 from raw_tui.protocol.bus import Bus
 from raw_tui.frozen import freeze
 from raw_tui.hooks import HookDispatcher, load_hooks

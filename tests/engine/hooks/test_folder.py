@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from hookkit import load, write_hook
+from hook_kit import load, write_hook
 from raw_tui.protocol.errors import ConfigError
 from raw_tui.hooks import run_hook
 

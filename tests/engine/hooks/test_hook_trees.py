@@ -12,7 +12,7 @@ from raw_tui.hooks import run_hook
 from raw_tui.hooks.runner import CLEANUP_WINDOW_S
 from tests.proctree_kit import kill_marked, marker, survivors, with_marker
 
-from hookkit import load, write_hook
+from hook_kit import load, write_hook
 
 PAYLOAD = b'{"protocol_version":2,"event":"PreToolUse","cwd":"/"}'
 

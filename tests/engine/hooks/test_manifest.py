@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hookkit import BASH, READ, Tool, load, write_hook
+from hook_kit import BASH, READ, Tool, load, write_hook
 from raw_tui.protocol.errors import ConfigError
 
 GOOD = {"protocol_version": 2, "name": "h", "events": [{"name": "PreToolUse"}],

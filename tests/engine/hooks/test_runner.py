@@ -12,8 +12,8 @@ import pytest
 from raw_tui.hooks import run_hook
 from raw_tui.hooks.runner import MAX_INPUT_BYTES
 
-from hookkit import load, write_hook
-from tests.helpers import alive
+from hook_kit import load, write_hook
+from tests.config_kit import alive
 
 PAYLOAD = b'{"protocol_version":2,"event":"PreToolUse","cwd":"/"}'
 

@@ -6,7 +6,7 @@ import asyncio
 import json
 import sys
 
-from hookkit import load, write_hook
+from hook_kit import load, write_hook
 from raw_tui.protocol.bus import HooksReload
 from raw_tui.hooks import HookDispatcher, HookWatcher
 

@@ -9,12 +9,12 @@ import signal
 import time
 
 import pytest
-from builtin_tools import acall, bash, make_ctx, validation_error  # noqa: F401 (fixtures)
+from builtin_kit import acall, bash, make_ctx, validation_error  # noqa: F401 (fixtures)
 
 from raw_tui.protocol.errors import CANCELLED, TOOL_ERROR
 from raw_tui.frozen import freeze
 from raw_tui.tools import procgroup
-from tests.helpers import alive
+from tests.config_kit import alive
 
 
 def pids_in(path) -> list[int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from builtin_tools import tool_spec
+from builtin_kit import tool_spec
 
 from raw_tui.protocol import bus as ev
 from raw_tui.config import load_config

@@ -9,12 +9,12 @@ import subprocess
 import sys
 
 import pytest
-from builtin_tools import acall, bash, make_ctx  # noqa: F401 (fixtures)
+from builtin_kit import acall, bash, make_ctx  # noqa: F401 (fixtures)
 
 from raw_tui.protocol.errors import CANCELLED, TOOL_ERROR
 from raw_tui.frozen import freeze
 from raw_tui.tools import procgroup, proctree
-from tests.helpers import REPO
+from tests.config_kit import REPO
 from tests.proctree_kit import kill_marked, marker, survivors, with_marker, zombie_children
 
 

@@ -7,7 +7,7 @@ import time
 import tracemalloc
 
 import pytest
-from builtin_tools import call, read_file, validation_error  # noqa: F401 (fixtures)
+from builtin_kit import call, read_file, validation_error  # noqa: F401 (fixtures)
 
 
 def test_numbered_lines_relative_and_absolute(read_file, tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from builtin_tools import (effects_of, make_ctx, validation_error,  # noqa: F401 (fixture)
+from builtin_kit import (effects_of, make_ctx, validation_error,  # noqa: F401 (fixture)
                            write_file)
 
 from raw_tui.protocol.errors import PATCH_REPEATED_TARGET, RawError

@@ -7,7 +7,7 @@ import os
 import stat
 
 import pytest
-from builtin_tools import call, listing, write_file  # noqa: F401 (fixtures)
+from builtin_kit import call, listing, write_file  # noqa: F401 (fixtures)
 
 from raw_tui.protocol.errors import PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError
 from raw_tui.tools import fsatomic

@@ -9,7 +9,7 @@ import hashlib
 import os
 import tempfile
 
-from builtin_tools import make_ctx, tool_spec, validation_error
+from builtin_kit import make_ctx, tool_spec, validation_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -9,7 +9,7 @@ import os
 import stat
 
 import pytest
-from builtin_tools import call, listing, make_ctx, write_file  # noqa: F401 (fixtures)
+from builtin_kit import call, listing, make_ctx, write_file  # noqa: F401 (fixtures)
 
 from raw_tui.protocol.errors import PATCH_PREFLIGHT_FAILED, TOOL_ERROR, RawError
 from raw_tui.frozen import freeze
@@ -338,7 +338,7 @@ def test_no_newline_marker_after_end_of_file_and_with_crlf(write_file, tmp_path)
 
 
 def test_a_hunk_after_the_no_newline_marker_is_a_syntax_error(write_file, tmp_path):
-    from builtin_tools import validation_error
+    from builtin_kit import validation_error
 
     problem = validation_error(write_file, {"patch": patch(
         "*** Update File: a", "@@", "-a", "+b", "*** No newline at end of file", "@@", "-c")})

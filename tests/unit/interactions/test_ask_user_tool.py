@@ -13,7 +13,7 @@ from raw_tui.interactions import Interactions
 from raw_tui.panels import PanelHost, checked_document, parse_declarations
 from raw_tui.tools.context import ToolContext
 
-from interaction_helpers import FakeSurface
+from interaction_kit import FakeSurface
 
 from pathlib import Path
 import importlib.util

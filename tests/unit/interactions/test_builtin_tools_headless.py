@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import raw_tui
+from tests.config_kit import raw_tui
 
 
 def write(tmp_path, lines):

@@ -14,8 +14,8 @@ from raw_tui.interactions import (DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, Interactio
                                   Interactions)
 from raw_tui.panels import PanelError
 
-from interaction_helpers import declarations, form_document
-from interaction_helpers import broker, ctx_interactions, rec, surface  # noqa: F401 - fixtures
+from interaction_kit import declarations, form_document
+from interaction_kit import broker, ctx_interactions, rec, surface  # noqa: F401 - fixtures
 
 
 def start(ctx_interactions, **kw):
@@ -126,7 +126,7 @@ async def test_session_close_interrupts(broker, surface, ctx_interactions):
 
 
 async def test_reattaching_a_surface_shows_pending_again(broker, surface, ctx_interactions):
-    from interaction_helpers import FakeSurface
+    from interaction_kit import FakeSurface
     task = start(ctx_interactions)
     view = await surface.next_view()
     broker.detach()

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from tests.helpers import write_config, write_tool
+from tests.config_kit import write_config, write_tool
 from raw_tui.protocol import bus as ev
 from raw_tui.approval import FixedApprover
 from raw_tui.protocol.commands import PanelAction
@@ -18,7 +18,7 @@ from raw_tui.panels import PanelHost
 from raw_tui.panels.actions import ActionPorts, run_panel_action
 from raw_tui.tools.dispatch import Dispatcher
 
-from panel_helpers import declare
+from panel_kit import declare
 
 PANELS = [{"id": "board", "title": "Board", "actions": [
     {"id": "redo", "label": "Re-run", "kind": "tool", "scope": "item",

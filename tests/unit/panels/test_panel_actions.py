@@ -10,7 +10,7 @@ from raw_tui.panels import (ActionTarget, PanelError, action_note, find_action, 
 from raw_tui.panels.actions import fill_action, response_of
 from raw_tui.tools.result import ToolResult, text_block
 
-from panel_helpers import declare
+from panel_kit import declare
 
 (DECL,) = declare({"id": "files", "title": "Changed files", "actions": [
     {"id": "explain", "label": "Explain", "kind": "prompt", "scope": "item",

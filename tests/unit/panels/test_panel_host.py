@@ -12,8 +12,8 @@ from raw_tui.protocol.errors import (PANEL_CLOSED_CONTEXT, PANEL_INVALID, PANEL_
                                      PANEL_TOO_LARGE, PANEL_UNDECLARED, PANEL_UNKNOWN)
 from raw_tui.panels import PanelError, PanelHost
 
-from panel_helpers import OWNER, checklist_doc, declare
-from panel_helpers import call, decls, host, rec  # noqa: F401 - fixtures
+from panel_kit import OWNER, checklist_doc, declare
+from panel_kit import call, decls, host, rec  # noqa: F401 - fixtures
 
 REPLACE = {"op": "replace", "document": checklist_doc()}
 

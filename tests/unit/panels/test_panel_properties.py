@@ -13,7 +13,7 @@ from raw_tui.protocol.bus import Bus
 from raw_tui.frozen import thaw
 from raw_tui.panels import PanelError, PanelHost, is_valid
 
-from panel_helpers import declare
+from panel_kit import declare
 
 # Mostly valid values, with a few broken ones mixed in, so that about half the updates pass.
 IDS = st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h"] * 4 + ["x" * 33, "bad id"])

@@ -8,7 +8,7 @@ from raw_tui.frozen import freeze
 from raw_tui.panels import PanelHost
 from raw_tui.tools.context import ToolContext
 
-from panel_helpers import Recorder, load_tool
+from panel_kit import Recorder, load_tool
 
 TODO, MANIFEST, DECLS = load_tool("todo")
 OWNER = "builtin/todo"
