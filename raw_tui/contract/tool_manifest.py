@@ -138,7 +138,8 @@ def _entry_path(folder: Path, entry: str, file: str) -> Path:
         path = (folder / entry).resolve()
         inside = path.is_relative_to(root)
         found = inside and path.is_file()
-    except (OSError, ValueError) as error:  # a name too long, a NUL: not a file there is
+    except (OSError, ValueError, RuntimeError) as error:  # a name too long, a NUL, a
+        # symlink loop (RuntimeError from resolve on Python 3.11): not a file there is
         why = getattr(error, "strerror", None) or str(error)
         raise ConfigError(f"{entry!r} cannot be a file: {why}", file=file,
                           path="entry") from None

@@ -13,6 +13,7 @@ from textual.app import SystemCommand
 from textual.command import CommandPalette, SearchIcon
 
 from ..protocol.commands import Clear, Compact, SwitchAgent, SwitchModel
+from .textual_private import ExactScreen
 
 if TYPE_CHECKING:
     from .app import RawApp
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 PALETTE_ICON = ">"  # Textual's 🔎 is an emoji: a box in xterm and in Chromium without one
 
 
-class Palette(CommandPalette):
+class Palette(ExactScreen, CommandPalette):
     """Textual's command palette with a search mark every terminal font has."""
 
     def on_mount(self) -> None:

@@ -44,6 +44,7 @@ DEFAULT_FPS = 60.0
 FRAME_TIME = 0.06  # seconds of the link one frame may take once its speed is known
 MIN_BUDGET = 1024  # characters a frame may always take
 SETTLE_AFTER = 0.3  # seconds of quiet after which the whole screen is drawn again
+SETTLE_MAX = 2.0  # seconds of updates that never go quiet (a spinner) before it is anyway
 
 
 class TerminalOutput:
@@ -63,6 +64,7 @@ class TerminalOutput:
         self.timer: asyncio.TimerHandle | None = None
         self.settle: Callable[[], None] | None = None  # draws the whole screen again
         self.settle_timer: asyncio.TimerHandle | None = None
+        self.unsettled_since: float | None = None  # the first update since the last settle
         self.frames = 0
         self.bytes = 0
         self.in_flight = 0  # bytes of the frame whose answer is awaited
@@ -94,9 +96,19 @@ class TerminalOutput:
         if not settling:
             self._settle_later()
 
+    def touched(self) -> None:
+        """Textual refreshed the screen, with an update or with none (it found nothing
+        changed): the whole screen is drawn again once it is quiet."""
+        self._settle_later()
+
     def _settle_later(self) -> None:
         if self.settle is None:
             return
+        now = time.monotonic()
+        if self.unsettled_since is None:
+            self.unsettled_since = now
+        elif self.settle_timer is not None and now - self.unsettled_since > SETTLE_MAX:
+            return  # never quiet: the timer set before stands
         if self.settle_timer is not None:
             self.settle_timer.cancel()
         try:
@@ -107,6 +119,7 @@ class TerminalOutput:
 
     def _settle(self) -> None:
         self.settle_timer = None
+        self.unsettled_since = None
         if self.settle is not None:
             self.settle()
 

@@ -31,18 +31,35 @@ class ExactReflow:
     the chat while a reply streamed) repainted only its scrollbar, and the terminal kept the
     rows of the other position, for good. Here the visible widgets' places the scroll drew
     are compared too, and every region that differs is repainted.
-    Relies on `Compositor.reflow(parent, size)`, `_visible_map` (None after a full layout),
-    `_full_map`, `_dirty_regions` and the `region`/`clip` of its map's geometry."""
+    Relies on `Compositor.reflow(parent, size)`, `reflow_visible(parent, size)`,
+    `_visible_map` (what `reflow_visible` arranged), `_full_map`, `_dirty_regions` and the
+    `region`/`clip` of its map's geometry."""
+
+    _drawn: Any = None  # the visible map the last scroll drew; None after a full layout
+
+    def reflow_visible(self, parent: Any, size: Any) -> Any:
+        exposed = super().reflow_visible(parent, size)  # type: ignore[misc]
+        # kept here: Textual drops its `_visible_map` whenever something asks for the full
+        # map (where a widget is), and what was drawn is what counts
+        self._drawn = self._visible_map
+        return exposed
 
     def reflow(self, parent: Any, size: Any) -> Any:
-        drawn = self._visible_map  # what the scroll since the last full layout drew
+        drawn, self._drawn = self._drawn, None
         result = super().reflow(parent, size)  # type: ignore[misc]
-        screen = size.region
-        if drawn is not None and screen not in self._dirty_regions:
-            for _, geometry in self._full_map.items() ^ drawn.items():
-                region = geometry.clip.intersection(geometry.region)
-                if region:
-                    self._dirty_regions.add(region)
+        if drawn is None or size.region in self._dirty_regions:
+            return result
+        now = self._full_map
+        for widget in drawn.keys() | now.keys():  # where each widget is, drawn and now
+            before, after = drawn.get(widget), now.get(widget)
+            if before is not None and after is not None and \
+                    (before.region, before.clip) == (after.region, after.clip):
+                continue
+            for geometry in (before, after):
+                if geometry is not None:
+                    region = geometry.clip.intersection(geometry.region)
+                    if region:
+                        self._dirty_regions.add(region)
         return result
 
 
@@ -96,7 +113,10 @@ def display_frames(app: Any, renderable: Any) -> bool:
 
     driver = app._driver
     output = getattr(driver, "output", None)
-    if output is None or renderable is None:
+    if output is None:
+        return False
+    if renderable is None:  # Textual found nothing to draw: a lost repaint looks like this
+        output.touched()
         return False
     if isinstance(renderable, ChopsUpdate) and not output.knows(*app.size):
         # a part of the screen, to a grid that holds nothing yet (a new output after a

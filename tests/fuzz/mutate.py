@@ -24,16 +24,23 @@ NUMBERS = [0, -1, 1, 2, 63, 64, 65, 255, 2 ** 31, 2 ** 53 + 1, 2 ** 63, 2 ** 64,
 POOL_LIMIT = 20_000  # parts of the corpus kept to splice in
 
 
+JSON = (dict, list, str, int, float, bool, type(None))
+
+
 def parts(value: Any, pool: list[Any]) -> None:
-    """Every value inside `value` (itself too), into `pool`."""
-    stack = [value]
+    """Every JSON value inside `value` (not `value` itself, nor a pair or bytes of an input's
+    top), into `pool`."""
+    stack = list(value) if isinstance(value, (list, tuple)) else \
+        list(value.values()) if isinstance(value, dict) else []
     while stack and len(pool) < POOL_LIMIT:
         item = stack.pop()
+        if not isinstance(item, JSON):
+            continue
         pool.append(item)
         if isinstance(item, dict):
             pool.extend(item.keys())
             stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
+        elif isinstance(item, list):
             stack.extend(item)
 
 
@@ -146,9 +153,29 @@ def mutate_top(value: Any, rng: random.Random, pool: list[Any]) -> Any:
         at = rng.randrange(len(value)) if value else 0
         return value[:at] + (mutate_top(value[at], rng, pool),) + value[at + 1:] \
             if value else value
-    if isinstance(value, (dict, list)):
-        return mutate_json(value, rng, pool)
+    if isinstance(value, list):  # a list of inputs (frames, bodies): still a list of them
+        out = list(value)
+        kind = rng.randrange(4)
+        if kind == 0 and out:
+            del out[rng.randrange(len(out))]
+        elif kind == 1 and out:
+            at = rng.randrange(len(out))
+            out.insert(at, out[at])
+        elif out:
+            at = rng.randrange(len(out))
+            out[at] = mutate_part(out[at], rng, pool)
+        return out
+    if isinstance(value, dict):  # a dict stays a dict at the top
+        out = mutate_json(value, rng, pool)
+        return out if isinstance(out, dict) else value
     return value
+
+
+def mutate_part(value: Any, rng: random.Random, pool: list[Any]) -> Any:
+    """An element of a list input: bytes stay bytes, JSON changes as JSON."""
+    if isinstance(value, (bytes, str, tuple, bool)):
+        return mutate_top(value, rng, pool)
+    return mutate_json(value, rng, pool, depth=1)
 
 
 def mutants(corpus: list[Any], count: int, rng: random.Random) -> Iterator[Any]:

@@ -677,5 +677,7 @@ def explore(target: Target, count: int, *, shrink: bool = False, seed: int = 0) 
             raise AssertionError(f"{target.name}: not a documented outcome:\n{found}")
 
     one()
+    if shrink:  # the suite: hypothesis's inputs only, each failure shrunk
+        return
     for value in mutants(corpus, count - target.counts["inputs"], random.Random(seed)):
         target.check(value)

@@ -333,3 +333,29 @@ async def test_a_quiet_screen_is_drawn_whole_again_and_a_stale_cell_is_written()
     output.update(4, 1, lay_text("abXd"), (0, 0), None, False)  # nothing changes
     await asyncio.sleep(out_module.SETTLE_AFTER + 0.2)
     assert settled == [1, 1] and len(written) == sent  # a right screen: not a byte
+    truth["text"] = "YbXd"  # a repaint Textual found nothing in (no update at all)
+    output.touched()
+    await asyncio.sleep(out_module.SETTLE_AFTER + 0.2)
+    assert settled == [1, 1, 1] and "Y" in written[-1]
+
+
+async def test_a_screen_that_never_goes_quiet_is_settled_all_the_same():
+    """A spinner redraws every 0.25 s, under SETTLE_AFTER: the screen is drawn whole again
+    at least every SETTLE_MAX."""
+    import asyncio
+
+    from raw_tui.ui import terminal_output as out_module
+    from raw_tui.ui.terminal_output import TerminalOutput
+
+    output = TerminalOutput(lambda text: None, max_fps=0)
+    settled: list[float] = []
+    output.settle = lambda: settled.append(1)
+
+    def lay(target, codes):
+        target[0][0] = ("x", "", "")
+
+    steps = int((out_module.SETTLE_MAX + out_module.SETTLE_AFTER + 0.5) / 0.1)
+    for _ in range(steps):
+        output.update(4, 1, lay, (0, 0), None, False)
+        await asyncio.sleep(0.1)
+    assert settled, "never settled while the updates went on"

@@ -297,12 +297,13 @@ def test_every_screen_of_raw_tui_draws_with_the_exact_compositor():
     import raw_tui.ui.screens as screens
 
     found = []
-    for info in pkgutil.iter_modules(screens.__path__):
-        module = importlib.import_module(f"raw_tui.ui.screens.{info.name}")
+    names = [f"raw_tui.ui.screens.{info.name}" for info in pkgutil.iter_modules(screens.__path__)]
+    for name in names + ["raw_tui.ui.palette"]:
+        module = importlib.import_module(name)
         for value in vars(module).values():
             if isinstance(value, type) and issubclass(value, Screen) and \
                     value.__module__ == module.__name__:
                 found.append(value)
                 assert issubclass(value, textual_private.ExactScreen), \
                     f"{value.__qualname__} draws with Textual's own compositor"
-    assert len(found) >= 5
+    assert len(found) >= 6

@@ -211,3 +211,10 @@ def test_entry_names_are_remembered_but_never_stale(tmp_path, monkeypatch):
     cache_file.write_text("{not json")
     monkeypatch.setattr(entry_names, "_cache", None)
     assert load_tool("agent/tool_a", folder).has_validate_args
+
+
+def test_an_entry_that_is_a_symlink_loop_is_a_config_error(tmp_path):
+    folder = folder_with(tmp_path, {"entry": "./loop.py"})
+    (folder / "loop.py").symlink_to("loop.py")
+    err = load_error(folder)
+    assert err.path == "entry" and "cannot be a file" in err.detail, str(err)
