@@ -178,7 +178,8 @@ class Target:
             if isinstance(err, KeyboardInterrupt):
                 raise
             self.counts["tracebacks"] += 1
-            found = "".join(traceback.format_exception(err))
+            found = "".join(traceback.format_exception(err)) + \
+                f"input ({len(repr(value))} characters as repr): {value!r:.600}\n"
             if len(self.tracebacks) < 5:
                 self.tracebacks.append(found)
             return found
