@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual.app import SystemCommand
 from textual.command import CommandPalette, SearchIcon
@@ -32,10 +32,14 @@ class Palette(ExactScreen, CommandPalette):
 def system_commands(app: RawApp, textuals: Iterable[SystemCommand]) -> Iterable[SystemCommand]:
     """raw-tui's commands, then those of Textual's own (`textuals`) it keeps."""
     main = app.main
+
+    def sending(command: Any) -> Callable[[], Any]:
+        """The palette entry's callback: `command` sent to the session, off the UI's loop."""
+        return partial(app.run_worker, partial(app.send, command))
+
     yield SystemCommand("/compact", "Summarise the conversation to free context",
-                        partial(app.run_worker, partial(app.send, Compact())))
-    yield SystemCommand("/clear", "Start over with an empty conversation",
-                        partial(app.run_worker, partial(app.send, Clear())))
+                        sending(Compact()))
+    yield SystemCommand("/clear", "Start over with an empty conversation", sending(Clear()))
     yield SystemCommand("Retry", "Run the last prompt again in place of its answer (Ctrl+R)",
                         partial(app.run_worker, main.action_retry))
     yield SystemCommand("Edit last prompt",
@@ -49,15 +53,13 @@ def system_commands(app: RawApp, textuals: Iterable[SystemCommand]) -> Iterable[
             yield SystemCommand(f"Agent: {agent}",
                                 f"Switch to agent {agent} (its tools, rules, hooks and "
                                 f"model) for the next turns; now {info.agent}",
-                                partial(app.run_worker,
-                                        partial(app.send, SwitchAgent(agent=agent))))
+                                sending(SwitchAgent(agent=agent)))
     for model in info.models:
         if model != info.model:
             yield SystemCommand(f"Model: {model}",
                                 f"Run the next turns of {info.agent} on model {model}; "
                                 f"now {info.model}",
-                                partial(app.run_worker,
-                                        partial(app.send, SwitchModel(model=model))))
+                                sending(SwitchModel(model=model)))
     yield SystemCommand("Quit", "Close the session (SessionEnd runs) and exit",
                         app.action_quit_session)
     yield SystemCommand("Toggle sidebar", "Show or hide the panels",

@@ -109,8 +109,6 @@ def display_frames(app: Any, renderable: Any) -> bool:
     `App._background_screens`, the `LayoutUpdate`/`ChopsUpdate` of `textual._compositor`,
     `App._batch_count`, `_running`, `_closed`, `_sync_available`, `_handle_exception` and
     `console._color_system` (Rich's), as Textual's own `App._display` reads them."""
-    from .terminal_output import lay_chops, lay_layout  # (imports ui/frame_cells.py, which imports this)
-
     driver = app._driver
     output = getattr(driver, "output", None)
     if output is None:
@@ -121,13 +119,9 @@ def display_frames(app: Any, renderable: Any) -> bool:
     if isinstance(renderable, ChopsUpdate) and not output.knows(*app.size):
         # a part of the screen, to a grid that holds nothing yet (a new output after a
         # resume, a new size): the whole screen instead
-        renderable = app.screen._compositor.render_update(
-            full=True, screen_stack=app._background_screens)
-    if isinstance(renderable, LayoutUpdate):
-        lay = lay_layout(renderable)
-    elif isinstance(renderable, ChopsUpdate):
-        lay = lay_chops(renderable)
-    else:
+        renderable = full_update(app)
+    lay = lay_of(renderable)
+    if lay is None:
         output.invalidate()
         return False
     try:
@@ -143,6 +137,24 @@ def display_frames(app: Any, renderable: Any) -> bool:
     return True
 
 
+def lay_of(update: Any) -> Callable | None:
+    """How a compositor update is laid into a grid of cells (raw_tui/ui/terminal_output.py);
+    None for anything else."""
+    from .terminal_output import lay_chops, lay_layout  # (imports ui/frame_cells.py, which imports this)
+
+    if isinstance(update, LayoutUpdate):
+        return lay_layout(update)
+    if isinstance(update, ChopsUpdate):
+        return lay_chops(update)
+    return None
+
+
+def full_update(app: Any) -> Any:
+    """The whole current screen (with the screens it is drawn over), as Textual renders it."""
+    return app.screen._compositor.render_update(full=True,
+                                                screen_stack=app._background_screens)
+
+
 def lay_update(app: Any, output: Any, lay: Callable, settling: bool = False) -> None:
     cursor = app.screen.outer_size.clamp_offset(app.cursor_position)
     width, height = app.size
@@ -155,16 +167,13 @@ def settle_screen(app: Any) -> None:
     quiet (raw_tui/ui/terminal_output.py): what differs from what the terminal was sent is
     a cell an update of Textual's left stale, and is written. Relies on what
     `display_frames` relies on."""
-    from .terminal_output import lay_layout
-
     output = getattr(app._driver, "output", None)
     if output is None or app._batch_count or not app._running or app._closed:
         return
     try:
-        update = app.screen._compositor.render_update(
-            full=True, screen_stack=app._background_screens)
-        if isinstance(update, LayoutUpdate):
-            lay_update(app, output, lay_layout(update), settling=True)
+        lay = lay_of(full_update(app))
+        if lay is not None:
+            lay_update(app, output, lay, settling=True)
     except Exception as error:
         app._handle_exception(error)
 

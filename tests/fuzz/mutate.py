@@ -149,10 +149,9 @@ def mutate_top(value: Any, rng: random.Random, pool: list[Any]) -> Any:
             return text.encode("utf-8", "surrogatepass")
     if isinstance(value, bool):
         return not value
-    if isinstance(value, tuple):  # each part keeps its kind
-        at = rng.randrange(len(value)) if value else 0
-        return value[:at] + (mutate_top(value[at], rng, pool),) + value[at + 1:] \
-            if value else value
+    if isinstance(value, tuple) and value:  # each part keeps its kind
+        at = rng.randrange(len(value))
+        return value[:at] + (mutate_top(value[at], rng, pool),) + value[at + 1:]
     if isinstance(value, list):  # a list of inputs (frames, bodies): still a list of them
         out = list(value)
         kind = rng.randrange(4)

@@ -243,11 +243,9 @@ class Scrolled(App):
     def _display(self, screen, renderable) -> None:
         if self.grid is None:
             self.grid = blank_grid(*self.size)
-        codes = StyleCodes(self.console._color_system)
-        if isinstance(renderable, LayoutUpdate):
-            lay_layout(renderable)(self.grid, codes)
-        elif isinstance(renderable, ChopsUpdate):
-            lay_chops(renderable)(self.grid, codes)
+        lay = textual_private.lay_of(renderable)
+        if lay is not None:
+            lay(self.grid, StyleCodes(self.console._color_system))
 
 
 class ExactDefault(textual_private.ExactScreen, Screen):
@@ -280,7 +278,7 @@ async def test_a_layout_after_a_scroll_repaints_what_the_scroll_moved(screen_cla
         await pilot.pause()
         await pilot.pause()
         full = blank_grid(*size)
-        lay_layout(app.screen._compositor.render_update(full=True))(
+        textual_private.lay_of(textual_private.full_update(app))(
             full, StyleCodes(app.console._color_system))
         assert text_of(app.grid) == text_of(full)
         assert text_of(app.grid)[0].startswith("row 0")
