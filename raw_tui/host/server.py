@@ -32,6 +32,10 @@ from .paths import Bound, bind_socket, release_socket
 
 IDLE_CHECK_MAX_S = 30.0
 LAZY_FLUSH_S = 0.004  # streamed text waits at most this long (a frame is 16 ms)
+# after saying bye to a client it refuses, what the client still sends is read away for this
+# long, or this much: closing a socket with unread input resets it, and the bye can be lost
+LINGER_S = 1.0
+LINGER_BYTES = 4 * 1024 * 1024
 _PEERCRED = struct.Struct("3i")  # pid, uid, gid
 # from Python 3.13 asyncio removes the socket on close by itself; ours does it under the
 # directory's lock (raw_tui/host/paths.py)
@@ -106,10 +110,32 @@ class Client:
         self.send(wire.encode(wire.Bye(reason=reason, message=message)))
         self.close()
 
-    def close(self) -> None:
+    async def bye_and_linger(self, reader: asyncio.StreamReader, reason: str,
+                             message: str) -> None:
+        """Say bye, end the writing half, read away what the client still sends (up to
+        `LINGER_BYTES` or `LINGER_S`), then close: the client reads its bye before EOF."""
+        self.send(wire.encode(wire.Bye(reason=reason, message=message)))
+        self.shut()
+        try:
+            async with asyncio.timeout(LINGER_S):
+                left = LINGER_BYTES
+                while left > 0 and (chunk := await reader.read(min(left, 1 << 16))):
+                    left -= len(chunk)
+        except (TimeoutError, ConnectionError):
+            pass
+        self.close()
+
+    def shut(self) -> None:
+        """Send what waits and end the writing half; the reading half stays open."""
         if not self.closed:
             self._flush()
             self.closed = True
+            if self.writer.can_write_eof():
+                self.writer.write_eof()
+
+    def close(self) -> None:
+        self.shut()
+        if not self.writer.is_closing():
             self.writer.close()
 
     def abort(self) -> None:
@@ -250,8 +276,7 @@ class SessionHost:
         try:
             sock = writer.get_extra_info("socket")
             if peer_uid(sock) != os.getuid():
-                client.bye("refused", "another user's session")
-                return
+                raise _Bye("refused", "another user's session")
             try:
                 first = await asyncio.wait_for(self._read(reader), wire.HANDSHAKE_TIMEOUT_S)
             except asyncio.TimeoutError:
@@ -264,8 +289,8 @@ class SessionHost:
                 if frame is None:
                     break
                 self._serve(client, frame)
-        except _BadFrame as err:
-            client.bye("bad_frame", str(err))
+        except _Bye as bye:
+            await client.bye_and_linger(reader, bye.reason, bye.message)
         except (asyncio.TimeoutError, ConnectionError):
             pass
         finally:
@@ -298,8 +323,7 @@ class SessionHost:
         if not isinstance(frame, wire.Attach):
             raise _BadFrame("the first frame must be attach or probe")
         if frame.version != wire.PROTOCOL_VERSION:
-            client.bye("version", f"protocol {frame.version} is not {wire.PROTOCOL_VERSION}")
-            return False
+            raise _Bye("version", f"protocol {frame.version} is not {wire.PROTOCOL_VERSION}")
         client.attached = True  # joins the live stream in the same step as its snapshot
         client.send(wire.encode(self.snapshot(frame.history)))
         return True
@@ -371,5 +395,15 @@ class SessionHost:
         task.add_done_callback(self._tasks.discard)
 
 
-class _BadFrame(Exception):
-    pass
+class _Bye(Exception):
+    """This client is refused: it gets `bye` with this reason and message, then is closed."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+class _BadFrame(_Bye):
+    def __init__(self, message: str) -> None:
+        super().__init__("bad_frame", message)
