@@ -158,6 +158,7 @@ class Target:
     counts: dict[str, int] = field(default_factory=lambda: {"inputs": 0, "accepted": 0,
                                                              "refused": 0, "tracebacks": 0})
     tracebacks: list[str] = field(default_factory=list)
+    findings: Path | None = None  # where each traceback's whole input is kept (its repr)
 
     def check(self, value: Any) -> str | None:
         """Run one input; None when it ended as documented, else the traceback."""
@@ -179,12 +180,22 @@ class Target:
                 raise
             self.counts["tracebacks"] += 1
             found = "".join(traceback.format_exception(err)) + \
-                f"input ({len(repr(value))} characters as repr): {value!r:.600}\n"
+                f"input ({len(repr(value))} characters as repr): {value!r:.600}\n" + \
+                self._keep(value)
             if len(self.tracebacks) < 5:
                 self.tracebacks.append(found)
             return found
         self.counts["accepted"] += 1
         return None
+
+    def _keep(self, value: Any) -> str:
+        """The whole input in a file of `findings`, for `scripts/fuzz --replay`."""
+        if self.findings is None:
+            return ""
+        self.findings.mkdir(parents=True, exist_ok=True)
+        path = self.findings / f"{self.name}-{self.counts['tracebacks']}.repr"
+        path.write_text(repr(value))
+        return f"whole input: {path} (scripts/fuzz --replay {self.name} {path})\n"
 
 
 _scratch = Path(tempfile.mkdtemp(prefix="raw-tui-fuzz-"))

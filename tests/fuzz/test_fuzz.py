@@ -47,3 +47,33 @@ def test_a_long_run_mutates_what_hypothesis_made_and_finds_what_it_did_not():
     assert counts["inputs"] == module.CORPUS + 3000
     assert counts["refused"] > 0 and counts["accepted"] > 0
     assert counts["tracebacks"] > 0 and all("KeyError" in t for t in target.tracebacks)
+
+
+def test_a_finding_keeps_its_whole_input_and_replays_from_it(tmp_path):
+    """A traceback prints its input cut short; the whole input is kept in a file, and
+    `scripts/fuzz --replay TARGET FILE` runs that input again."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from hypothesis import strategies as st
+
+    from tests.fuzz import targets as module
+
+    def run(data: bytes) -> None:
+        if len(data) > 5000:
+            raise RuntimeError("long")
+
+    target = module.Target("toy", st.just(b"x"), run, (ValueError,), findings=tmp_path)
+    found = target.check(b"\n[" * 4000)
+    assert found and "RuntimeError: long" in found
+    kept = Path(found.split("whole input: ")[1].split(" ")[0])
+    assert kept.parent == tmp_path and ast.literal_eval(kept.read_text()) == b"\n[" * 4000
+
+    replayed = subprocess.run(
+        [sys.executable, "scripts/fuzz", "--replay", "acp-lines", str(kept)],
+        capture_output=True, text=True, timeout=120,
+        cwd=Path(__file__).resolve().parents[2])
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert replayed.stdout.strip() == "ended as documented"  # 4,000 refused lines, then more
