@@ -1,4 +1,4 @@
-"""The one state every part of a session works on (docs/decisions/session-rooms.md).
+"""The one state every part of a session works on (docs/decisions.md, "Sessions").
 
 `Session` (session/session.py) builds it and answers commands; the turn (session/turn.py),
 the model request (session/model_request.py), compaction (session/compaction.py), retry and

@@ -1,5 +1,5 @@
 """`ctx.output(text)`: a running tool's output as it arrives, published as `tool_output`
-events (raw-tui's own; docs/decisions.md, "Live work on screen").
+events (raw-tui's own; docs/decisions.md, "Built-in tools").
 
 Bounded however fast a tool writes: text is coalesced into at most one event per call every
 `INTERVAL_S`, and one event carries at most `MAX_EVENT_BYTES` (the tail of what arrived; the

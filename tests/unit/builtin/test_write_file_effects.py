@@ -1,4 +1,4 @@
-"""write_file: argument validation and intended effects (docs/gate.md, "Write effects")."""
+"""write_file: argument validation and intended effects (docs/gate.md, "Built-in tools")."""
 
 from __future__ import annotations
 
