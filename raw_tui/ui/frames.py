@@ -90,40 +90,61 @@ def scroll_distance(shown: list[Row], target: list[Row]) -> int:
     return distance if count >= MIN_VOTES else 0
 
 
-def scroll_band(shown: list[Row], target: list[Row], k: int) -> tuple[int, int] | None:
+def scroll_band(shown: list[Row], target: list[Row], k: int,
+                fill: Cell = BLANK) -> tuple[int, int] | None:
     """The rows `[top, bottom]` to scroll up by `k` that save the most cells, or None when
-    scrolling saves less than SCROLL_GAIN."""
+    scrolling saves less than SCROLL_GAIN. The lines moved land in `[top, bottom - k]` and
+    `k` lines filled with `fill` come in below them: the band ends where they cost least
+    (a chat's new lines, not the status line under it)."""
     height = len(target)
-    blank = [BLANK] * len(target[0])
+    blank = [fill] * len(target[0])
     stay = [differing(shown[y], target[y]) for y in range(height)]
     gain = [stay[y] - differing(shown[y + k], target[y]) for y in range(height - k)]
-    best, best_at, run, run_at = 0, (0, -1), 0, 0
-    for y, g in enumerate(gain):  # the best run of moved lines (Kadane)
+    enter = [0]  # enter[y]: what writing lines [0, y) into blank ones saves, summed
+    for y in range(height):
+        enter.append(enter[-1] + stay[y] - differing(blank, target[y]))
+    best, band = SCROLL_GAIN - 1, None
+    run, run_at = 0, 0
+    for last, g in enumerate(gain):  # the best run of moved lines ending here (Kadane)
         if run <= 0:
-            run, run_at = g, y
+            run, run_at = g, last
         else:
             run += g
-        if run > best:
-            best, best_at = run, (run_at, y)
-    top, last = best_at
-    if last < top:
-        return None
-    bottom = last + k
-    if bottom >= height:
-        return None
-    entering = sum(stay[y] - differing(blank, target[y]) for y in range(last + 1, bottom + 1))
-    if best + entering < SCROLL_GAIN:
-        return None
-    return top, bottom
+        total = run + enter[last + k + 1] - enter[last + 1]
+        if run > 0 and total > best:
+            best, band = total, (run_at, last + k)
+    return band
 
 
-def scroll(out: FrameText, shown: list[Row], top: int, bottom: int, k: int) -> None:
-    """Scroll rows `[top, bottom]` up by `k` on the terminal and in `shown`."""
-    out.reset_pen()  # lines scrolled in take the pen's background: the default one
+def scroll_fill(target: list[Row], erase_colored: bool) -> Cell:
+    """The blank the lines a scroll brings in are filled with. A terminal fills them with
+    the pen's background, as it does an erase: the background most blanks of `target`
+    have, so that they need not be written again (the default one where only default
+    blanks are erased, `erase_colored` False)."""
+    if not erase_colored:
+        return BLANK
+    counts: dict[str, int] = {}
+    for row in target:
+        for cell in row:
+            background = blank_background(cell)
+            if background is not None:
+                counts[background] = counts.get(background, 0) + 1
+    background = max(counts, key=counts.__getitem__) if counts else ""
+    return (" ", background, "") if background else BLANK
+
+
+def scroll(out: FrameText, shown: list[Row], top: int, bottom: int, k: int,
+           fill: Cell = BLANK) -> None:
+    """Scroll rows `[top, bottom]` up by `k` on the terminal and in `shown`, the lines
+    brought in filled with `fill` (a blank: the pen's background)."""
+    if fill == BLANK:
+        out.reset_pen()
+    else:
+        out.blank_style(fill[1])
     out.parts.append(f"\x1b[{top + 1};{bottom + 1}r\x1b[{bottom + 1};1H" + "\x1bD" * k + "\x1b[r")
     out.x = out.y = -1  # setting the region homes the cursor
     width = len(shown[0])
-    shown[top:bottom + 1] = shown[top + k:bottom + 1] + [[BLANK] * width for _ in range(k)]
+    shown[top:bottom + 1] = shown[top + k:bottom + 1] + [[fill] * width for _ in range(k)]
 
 
 
@@ -174,11 +195,8 @@ def write_pieces_by_pen(out: FrameText, target: list[Row], pieces: list[Piece]) 
     pieces (the same border and scrollbar on every line a scroll brought in) rather than
     once a line."""
     groups: dict[tuple[str, str], list[int]] = {}
-    for index, (y, start, _, erase) in enumerate(pieces):
-        cell = target[y][start]
-        background = blank_background(cell)
-        key = ("", background) if background is not None else (cell[1], cell[2])
-        groups.setdefault(key, []).append(index)
+    for index, (y, start, _, _) in enumerate(pieces):
+        groups.setdefault(pen_key(target[y][start]), []).append(index)
     done = [False] * len(pieces)
     heads = {key: 0 for key in groups}
     following = 0
@@ -209,6 +227,24 @@ def write_pieces_by_pen(out: FrameText, target: list[Row], pieces: list[Piece]) 
         out.piece(target[pieces[best][0]], pieces[best])
 
 
+def write_pens_in_turn(out: FrameText, target: list[Row], pieces: list[Piece]) -> None:
+    """Write `pieces` one pen at a time, each pen's pieces top down, the next pen the one
+    cheapest to change to from the pen there is."""
+    groups: dict[tuple[str, str], list[Piece]] = {}
+    for piece in pieces:
+        groups.setdefault(pen_key(target[piece[0]][piece[1]]), []).append(piece)
+    while groups:
+        key = min(groups, key=lambda k: out.pen_cost(target[groups[k][0][0]][groups[k][0][1]]))
+        for piece in groups.pop(key):
+            out.piece(target[piece[0]], piece)
+
+
+def pen_key(cell: Cell) -> tuple[str, str]:
+    """What a cell is drawn with: its style and link, or for a blank only its background."""
+    background = blank_background(cell)
+    return ("", background) if background is not None else (cell[1], cell[2])
+
+
 def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | None = None,
           budget: int | None = None, erase_colored: bool = True) -> tuple[str, list[Row], bool]:
     """The bytes that turn `shown` (None: not known, everything is written) into `target`,
@@ -232,9 +268,10 @@ def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | 
     else:
         shown = [row[:] for row in shown]
         k = scroll_distance(shown, target)
-        band = scroll_band(shown, target, k) if k else None
+        fill = scroll_fill(target, erase_colored) if k else BLANK
+        band = scroll_band(shown, target, k, fill) if k else None
         if band is not None:
-            scroll(out, shown, band[0], band[1], k)
+            scroll(out, shown, band[0], band[1], k, fill)
         rows = [y for y in range(len(target) - 1, -1, -1) if shown[y] != target[y]]
         if cursor is not None and cursor[1] in rows:
             rows.remove(cursor[1])
@@ -245,6 +282,10 @@ def frame(shown: list[Row] | None, target: list[Row], cursor: tuple[int, int] | 
         pieces = sorted(piece for _, row_pieces in plan for piece in row_pieces)
         by_pen = out.fork()
         write_pieces_by_pen(by_pen, target, pieces)
+        in_turn = out.fork()
+        write_pens_in_turn(in_turn, target, pieces)
+        if in_turn.size() < by_pen.size():
+            by_pen = in_turn
         complete = True
         if budget is None or by_pen.size() <= budget:
             out = by_pen

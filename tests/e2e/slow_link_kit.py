@@ -29,7 +29,23 @@ from tests.servers import openai_wire
 from tests.servers.http_server import ProtocolServer, Reply
 
 
-class AnsweringScreen(pyte.Screen):
+class BceScreen(pyte.Screen):
+    """A pyte screen that fills a line scrolled in with the pen's background, as xterm,
+    VTE, kitty, iTerm2 and tmux do (background color erase; pyte fills it with the default
+    one). tests/e2e/test_tmux_scroll_fill.py shows tmux doing it."""
+
+    def index(self) -> None:
+        top, bottom = self.margins or pyte.screens.Margins(0, self.lines - 1)
+        scrolls = self.cursor.y == bottom
+        super().index()
+        if scrolls and self.cursor.attrs.bg != "default":
+            line = self.buffer[bottom]
+            blank = self.default_char._replace(bg=self.cursor.attrs.bg)
+            for x in range(self.columns):
+                line[x] = blank
+
+
+class AnsweringScreen(BceScreen):
     """A pyte screen that sends its answers (cursor position, device status) back."""
 
     def __init__(self, columns: int, lines: int, answer) -> None:
@@ -53,6 +69,16 @@ def cells(screen: pyte.Screen) -> list[list[tuple]]:
     """Every cell of a pyte screen as it looks (`seen`)."""
     return [[seen(screen.buffer[y][x]) for x in range(screen.columns)]
             for y in range(screen.lines)]
+
+
+def differences(a: list[list[tuple]], b: list[list[tuple]]) -> list[str]:
+    """Each cell where two screens (`cells`) differ, as `(x,y): a != b`."""
+    out = []
+    for y, (row_a, row_b) in enumerate(zip(a, b)):
+        for x, (cell_a, cell_b) in enumerate(zip(row_a, row_b)):
+            if cell_a != cell_b:
+                out.append(f"({x},{y}): {cell_a} != {cell_b}")
+    return out
 
 
 def text(screen: pyte.Screen) -> str:
@@ -139,7 +165,7 @@ class Terminal:
 
     def fresh_screen(self) -> pyte.Screen:
         """A blank screen fed everything written from now on."""
-        screen = pyte.Screen(self.columns, self.rows)
+        screen = BceScreen(self.columns, self.rows)
         with self.lock:
             self.tap.append(pyte.ByteStream(screen))
         return screen

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.slow_link_kit import (Terminal, cells, markdown_reply, raw_tui, streaming_reply,
-                                     streaming_setup)
+from tests.e2e.slow_link_kit import (Terminal, cells, differences, markdown_reply, raw_tui,
+                                     streaming_reply, streaming_setup)
 from tests.servers.http_server import ProtocolServer
 
 REPLY = markdown_reply()
@@ -27,15 +27,6 @@ def root():
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
-
-
-def differences(a: list[list[tuple]], b: list[list[tuple]]) -> list[str]:
-    out = []
-    for y, (row_a, row_b) in enumerate(zip(a, b)):
-        for x, (cell_a, cell_b) in enumerate(zip(row_a, row_b)):
-            if cell_a != cell_b:
-                out.append(f"({x},{y}): {cell_a} != {cell_b}")
-    return out
 
 
 def assert_exact(term: Terminal) -> None:

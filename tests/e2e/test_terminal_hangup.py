@@ -49,7 +49,9 @@ def read_until(master: int, needle: str, timeout: float = 30.0) -> None:
     sends only the cells that change, so a line's text is not one run of bytes."""
     import pyte
 
-    screen = pyte.Screen(100, 30)
+    from tests.e2e.slow_link_kit import BceScreen
+
+    screen = BceScreen(100, 30)
     stream = pyte.ByteStream(screen)
     deadline = time.monotonic() + timeout
     while needle not in "\n".join(screen.display):

@@ -70,7 +70,9 @@ def visible_text(out: bytes, size=(200, 60)) -> str:
     (The UI writes only the cells that change: its text is not in its bytes in order.)"""
     import pyte
 
-    screen = pyte.Screen(*size)
+    from tests.e2e.slow_link_kit import BceScreen
+
+    screen = BceScreen(*size)
     pyte.ByteStream(screen).feed(out)
     return "\n".join(screen.display)
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from raw_tui.ui.frame_cells import BLANK, WIDE_TAIL, blank_grid
 from raw_tui.ui.frames import frame
-from tests.e2e.slow_link_kit import cells
+from tests.e2e.slow_link_kit import BceScreen, cells
 
 STYLES = ["", "1", "38;2;200;10;10", "48;2;16;16;16", "1;3;48;2;0;0;255", "7",
           "4;38;2;1;120;212;48;2;16;16;16", "2;38;5;196", "9;31;44"]
@@ -26,7 +26,7 @@ WIDE = "中文"
 
 
 def emulate(*texts: str, size=(20, 8)) -> list[list[tuple]]:
-    screen = pyte.Screen(*size)
+    screen = BceScreen(*size)
     stream = pyte.Stream(screen)
     for text in texts:
         stream.feed(text)

@@ -27,7 +27,7 @@ from raw_tui.ui import textual_private
 from raw_tui.ui.frame_cells import StyleCodes, blank_grid
 from raw_tui.ui.frames import frame
 from raw_tui.ui.terminal_output import lay_chops, lay_layout
-from tests.e2e.slow_link_kit import cells
+from tests.e2e.slow_link_kit import BceScreen, cells
 
 
 def relied_on(owner, name: str, *, params: set[str] = frozenset()) -> None:
@@ -175,7 +175,7 @@ def _overrides_textual(path, name: str) -> bool:
 
 
 def emulate(*texts: str, size) -> list[list[tuple]]:
-    screen = pyte.Screen(*size)
+    screen = BceScreen(*size)
     stream = pyte.Stream(screen)
     for text in texts:
         stream.feed(text)
