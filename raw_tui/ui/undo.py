@@ -16,6 +16,7 @@ from typing import Any
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from ..protocol import bus as ev
 from ..protocol.commands import Command, EditPrompt, Reply, Retry, Undo
 from ..protocol.errors import CANCELLED, NOTHING_TO_UNDO
 from .preview import relative_to
@@ -205,7 +206,7 @@ class UndoRow(SafeStatic):
 
     survives_rewind = True
 
-    def __init__(self, event: Any, cwd: str = "") -> None:
+    def __init__(self, event: ev.TurnUndo, cwd: str = "") -> None:
         super().__init__(classes="chat-item notice undo-row")
         self.event = event
         self.cwd = cwd
@@ -231,7 +232,7 @@ class UndoRow(SafeStatic):
         return out
 
 
-async def draw_undo(screen: Any, event: Any, live: bool) -> None:
+async def draw_undo(screen: Any, event: ev.TurnUndo, live: bool) -> None:
     """The session's `undo` event (live or replayed): a row at the end of the chat."""
     await screen.conversation.transcript.finish_stream()
     info = getattr(screen.app, "info", None)

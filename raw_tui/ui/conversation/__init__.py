@@ -6,7 +6,7 @@ in the order listed here. The screen (`screens/main.py`) lays them out and holds
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...protocol import bus as ev
 from .approvals import Approvals
@@ -17,6 +17,9 @@ from .router import Router
 from .status import SessionStatus
 from .tool_calls import ToolCalls
 from .transcript import Transcript
+
+if TYPE_CHECKING:
+    from ..messages import Carried
 
 
 UNDRAWN = (ev.FileChanges,)  # what a turn changed (an undo is drawn: transcript, ui/undo.py)
@@ -36,7 +39,7 @@ class ConversationFeatures:
                               self.approvals, self.panels, self.forms],
                              self.transcript.draw_error, undrawn=UNDRAWN)
 
-    async def route(self, event: Any, live: bool) -> None:
+    async def route(self, event: Carried, live: bool) -> None:
         await self.router.route(event, live)
 
     def activate(self, target: Any) -> None:

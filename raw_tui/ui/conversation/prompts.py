@@ -12,6 +12,7 @@ from ...protocol.errors import BUSY
 from .router import live_only
 
 if TYPE_CHECKING:
+    from ..widgets.composer import Composer
     from ..widgets.chat_items import UserMessageView  # with the first row: the frame has none
     from . import ConversationFeatures
 
@@ -29,7 +30,7 @@ class Prompts:
     def queue(self) -> Any:
         return self.screen.prompt_queue
 
-    async def submitted(self, message: Any) -> None:  # Composer.Submitted
+    async def submitted(self, message: Composer.Submitted) -> None:
         screen, editing = self.screen, self.editing
         if editing is not None and editing.turn_id is not None:
             command: Any = EditPrompt(turn_id=editing.turn_id, text=message.text)
