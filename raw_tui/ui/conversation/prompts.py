@@ -39,9 +39,8 @@ class Prompts:
             return
         else:
             command = Prompt(text=message.text)
-        from ..undo import send_rewind  # an edit may restore its turns' files (ui/undo.py)
-
-        reply = await send_rewind(screen, command, notify=False)
+        # an edit may restore its turns' files (conversation/undo.py)
+        reply = await self.conversation.undo.send_rewind(command, notify=False)
         if not reply.ok and reply.code == BUSY and isinstance(command, Prompt):
             self.queue.add(message.text)  # a turn runs: sent when it ends
             if screen.status_line.status.state == "idle":  # ... it ended meanwhile
@@ -106,9 +105,8 @@ class Prompts:
             self.screen.notify("no prompt to edit", timeout=2)
 
     async def retry(self) -> None:
-        from ..undo import send_rewind  # its turn's files may be restored too (ui/undo.py)
-
-        reply = await send_rewind(self.screen, Retry())
+        # its turn's files may be restored too (conversation/undo.py)
+        reply = await self.conversation.undo.send_rewind(Retry())
         if reply.ok and self.editing is not None:
             self.stop_editing()
             self.screen.composer.clear()

@@ -246,7 +246,7 @@ class MainScreen(ExactScreen, Screen):
         self.conversation.prompts.edit_last()
 
     async def action_retry(self) -> None:
-        # a worker: the preview of the files it may restore is awaited (ui/undo.py)
+        # a worker: the preview of the files it may restore is awaited (conversation/undo.py)
         self.run_worker(self.conversation.prompts.retry(), group="retry")
 
     def action_search(self) -> None:
