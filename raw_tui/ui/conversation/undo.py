@@ -164,8 +164,7 @@ class UndoFlow:
         from ..widgets.chat_items import UndoRow
 
         await self.conversation.transcript.finish_stream()
-        info = getattr(self.screen.app, "info", None)
-        await self.screen.chat.add(UndoRow(event, getattr(info, "cwd", "") or ""))
+        await self.screen.chat.add(UndoRow(event, self.screen.app.info.cwd))
         if live:  # the result shows, though the cursor had scrolled the chat up to the turn
             self.screen.chat.anchor()
 
