@@ -220,7 +220,8 @@ def _plain(widget: Widget) -> str:
 
 def _live(widget: Widget) -> bool:
     """Rows that must stay: a message still streaming, a form waiting for an answer."""
-    if getattr(widget, "_stream", None) is not None:  # an assistant message streaming
+    # an assistant message streaming (widgets/assistant.py, loaded with the first one)
+    if getattr(widget, "is_streaming", False):
         return True
     from .panel_view import PanelView
 
