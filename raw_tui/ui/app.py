@@ -63,8 +63,9 @@ def raw_driver_class(driver: type) -> type:
 
 
 def _undo_commands() -> type:
-    """The palette's undo entry (ui/undo.py), imported when the palette first opens."""
-    from .undo import UndoCommands
+    """The palette's undo entry (conversation/undo.py), imported when the palette first
+    opens."""
+    from .conversation.undo import UndoCommands
 
     return UndoCommands
 

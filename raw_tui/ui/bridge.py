@@ -5,12 +5,14 @@ history is posted first, then what was published meanwhile."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .messages import EngineEvent, ReplayFinished, ReplayStarted
 
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump
+
+    from ..protocol import bus as ev
 
 
 class EventBridge:
@@ -18,10 +20,10 @@ class EventBridge:
 
     def __init__(self) -> None:
         self.target: MessagePump | None = None
-        self._held: list[Any] | None = []
+        self._held: list[ev.Event] | None = []
         self.closed = False
 
-    def deliver(self, event: Any) -> None:
+    def deliver(self, event: ev.Event) -> None:
         """The transport's callback (on the app's event loop)."""
         if self.closed:
             return
@@ -32,7 +34,7 @@ class EventBridge:
             return
         self.target.post_message(EngineEvent(event))
 
-    def release(self, target: MessagePump, replay: list[Any]) -> None:
+    def release(self, target: MessagePump, replay: list[ev.AnyEvent]) -> None:
         """Draw the saved history on `target`, then what was held, then go live."""
         self.target = target
         target.post_message(EngineEvent(ReplayStarted(), live=False))

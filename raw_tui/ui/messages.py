@@ -6,9 +6,11 @@ was published meanwhile. The screen hands each event to the router
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Union
 
 from textual.message import Message
+
+from ..protocol import bus as ev
 
 
 @dataclass
@@ -16,7 +18,7 @@ class EngineEvent(Message, bubble=False):
     """One engine event; `live` is False while a saved history is being drawn. Handled by
     the main screen, where it is posted; it does not bubble to the app."""
 
-    event: Any
+    event: Carried
     live: bool = True
 
 
@@ -26,3 +28,8 @@ class ReplayStarted:
 
 class ReplayFinished:
     """The saved history has been posted; live events follow."""
+
+
+# What an `EngineEvent` carries: an event of the session (what a transport delivers,
+# protocol/client.py `Deliver`) or one of the two marks around the saved history.
+Carried = Union[ev.Event, ReplayStarted, ReplayFinished]

@@ -1,4 +1,4 @@
-"""Undo in the UI (raw_tui/ui/undo.py) over a real session with its checkpoints: `u` on a
+"""Undo in the UI (raw_tui/ui/conversation/undo.py) over a real session with its checkpoints: `u` on a
 turn previews the undo, a file the user changed since is a conflict left alone until `o`
 overwrites it, the result is a row in the chat; a retry offers to restore the files too; the
 palette's `Undo changes of this turn…`; and the preview's keys over a fake session."""
@@ -12,7 +12,7 @@ from raw_tui.protocol.commands import Reply, Retry, Undo
 from raw_tui.session.store import HistoryStore
 from raw_tui.ui.app import RawApp
 from raw_tui.ui.screens.undo_preview import UndoPreview
-from raw_tui.ui.undo import PALETTE_TITLE, UndoCommands
+from raw_tui.ui.conversation.undo import PALETTE_TITLE, UndoCommands
 from raw_tui.ui.widgets.chat_items import UserMessageView
 from tests.engine.session_kit import make_session
 

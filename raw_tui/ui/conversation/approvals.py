@@ -56,7 +56,7 @@ class Approvals:
         self.arrived.set()
         self.show_waiting()
 
-    async def ended(self, event: Any, live: bool) -> None:  # a decision or a result
+    async def ended(self, event: ev.ApprovalDecision | ev.ToolResultEvent, live: bool) -> None:
         self.drop(event.call_id)
 
     def drop(self, call_id: str) -> None:

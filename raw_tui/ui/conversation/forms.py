@@ -72,7 +72,7 @@ class Forms:
         else:
             forms[0].action_submit()
 
-    async def submitted(self, message: Any) -> None:  # FormView.Submitted
+    async def submitted(self, message: FormView.Submitted) -> None:
         screen = self.screen
         key = f"{message.request_id}:{hash(repr(sorted(message.answers.items())))}"
         reply = await screen.app.send(FormAnswer(request_id=message.request_id,
@@ -89,7 +89,7 @@ class Forms:
             message.form.show_error(None)
             message.form.show_waiting()
 
-    async def cancelled(self, message: Any) -> None:  # FormView.Cancelled
+    async def cancelled(self, message: FormView.Cancelled) -> None:
         await self.screen.app.send(FormCancel(request_id=message.request_id))
 
     # the events ---------------------------------------------------------------------------

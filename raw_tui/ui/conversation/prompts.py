@@ -12,6 +12,7 @@ from ...protocol.errors import BUSY
 from .router import live_only
 
 if TYPE_CHECKING:
+    from ..widgets.composer import Composer
     from ..widgets.chat_items import UserMessageView  # with the first row: the frame has none
     from . import ConversationFeatures
 
@@ -29,7 +30,7 @@ class Prompts:
     def queue(self) -> Any:
         return self.screen.prompt_queue
 
-    async def submitted(self, message: Any) -> None:  # Composer.Submitted
+    async def submitted(self, message: Composer.Submitted) -> None:
         screen, editing = self.screen, self.editing
         if editing is not None and editing.turn_id is not None:
             command: Any = EditPrompt(turn_id=editing.turn_id, text=message.text)
@@ -38,9 +39,8 @@ class Prompts:
             return
         else:
             command = Prompt(text=message.text)
-        from ..undo import send_rewind  # an edit may restore its turns' files (ui/undo.py)
-
-        reply = await send_rewind(screen, command, notify=False)
+        # an edit may restore its turns' files (conversation/undo.py)
+        reply = await self.conversation.undo.send_rewind(command, notify=False)
         if not reply.ok and reply.code == BUSY and isinstance(command, Prompt):
             self.queue.add(message.text)  # a turn runs: sent when it ends
             if screen.status_line.status.state == "idle":  # ... it ended meanwhile
@@ -105,9 +105,8 @@ class Prompts:
             self.screen.notify("no prompt to edit", timeout=2)
 
     async def retry(self) -> None:
-        from ..undo import send_rewind  # its turn's files may be restored too (ui/undo.py)
-
-        reply = await send_rewind(self.screen, Retry())
+        # its turn's files may be restored too (conversation/undo.py)
+        reply = await self.conversation.undo.send_rewind(Retry())
         if reply.ok and self.editing is not None:
             self.stop_editing()
             self.screen.composer.clear()

@@ -39,13 +39,7 @@ class Transcript:
                 ev.UserMessage: self.user_message, ev.AssistantDelta: self.assistant_delta,
                 ev.AssistantText: self.assistant_text, ev.HookEvent: self.hook_event,
                 ev.Notice: self.notice, ev.RunEnd: self.run_end,
-                ev.TurnRewind: self.turn_rewind, ev.Compaction: self.compaction,
-                ev.TurnUndo: self.turn_undo}
-
-    async def turn_undo(self, event: ev.TurnUndo, live: bool) -> None:
-        from ..undo import draw_undo  # a row of what the undo restored (ui/undo.py)
-
-        await draw_undo(self.screen, event, live)
+                ev.TurnRewind: self.turn_rewind, ev.Compaction: self.compaction}
 
     @property
     def chat(self) -> Any:

@@ -58,15 +58,14 @@ class ApprovalScreen(ExactScreen, ModalScreen[bool]):
     def shown(self) -> Callable[[str], str]:
         """How a path reads now: relative to the session's working directory, or (`p`) as
         it is."""
-        info = getattr(self.app, "info", None)
-        cwd = getattr(info, "cwd", "") or ""
+        cwd = self.app.info.cwd
         return str if self.absolute or not cwd else relative_to(cwd)
 
     def _sections(self) -> ComposeResult:
         r = self.request
         effects, preview, observed = r.effects, r.preview, r.observed
         shown = self.shown()
-        relative = relative_to(getattr(getattr(self.app, "info", None), "cwd", "") or "")
+        relative = relative_to(self.app.info.cwd)
         paths = [e.path for e in effect_lines(effects, preview)] + [
             f.path for f in preview_files(preview)]
         self.shortened = any(relative(path) != path for path in paths)

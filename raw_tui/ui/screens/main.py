@@ -8,8 +8,9 @@ the app's client."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from textual import events
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -30,8 +31,11 @@ from ..widgets.status_line import StatusLine
 from . import places
 
 if TYPE_CHECKING:
+    from textual.geometry import Size
+
     from ..messages import EngineEvent
     from ..widgets.composer import Composer
+    from ..widgets.form_view import FormView
 
 EDIT_STRIP = "✎ editing a prompt · Enter resends it (replaces what followed) · Esc stops"
 WIDE = 100  # below this many columns the sidebar starts hidden
@@ -148,21 +152,21 @@ class MainScreen(ExactScreen, Screen):
     def on_screen_resume(self) -> None:
         self.remove_class("-covered")
 
-    def on_resize(self, event: Any) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         """The new size is the event's (the app's may still be the old one)."""
         self.apply_sidebar(event.size)
 
-    def on_descendant_focus(self, event: Any) -> None:
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """Say in the status line where the keyboard is."""
         self.status_line.show_place(places.place_of(self.focused))
 
-    def apply_sidebar(self, size: Any = None) -> None:
+    def apply_sidebar(self, size: Size | None = None) -> None:
         """Wide: chat | sidebar. Narrow (below WIDE columns): one view at a time, the chat
         or the panels (the sidebar at full width), switched by F2 or by Tab."""
         if self.lay_out(self.chat, self.sidebar, size or self.app.size):
             self.show_panel_strip("")
 
-    def lay_out(self, chat: ChatView, sidebar: Sidebar, size: Any) -> bool:
+    def lay_out(self, chat: ChatView, sidebar: Sidebar, size: Size) -> bool:
         """Show or hide the chat and the sidebar for `size`; whether the sidebar shows."""
         width, height = size
         wide = width >= WIDE
@@ -212,10 +216,10 @@ class MainScreen(ExactScreen, Screen):
     async def on_composer_submitted(self, message: Composer.Submitted) -> None:
         await self.conversation.prompts.submitted(message)
 
-    async def on_form_view_submitted(self, message: Any) -> None:  # FormView.Submitted
+    async def on_form_view_submitted(self, message: FormView.Submitted) -> None:
         await self.conversation.forms.submitted(message)
 
-    async def on_form_view_cancelled(self, message: Any) -> None:  # FormView.Cancelled
+    async def on_form_view_cancelled(self, message: FormView.Cancelled) -> None:
         await self.conversation.forms.cancelled(message)
 
     def on_chat_view_edit_requested(self, message: ChatView.EditRequested) -> None:
@@ -242,7 +246,7 @@ class MainScreen(ExactScreen, Screen):
         self.conversation.prompts.edit_last()
 
     async def action_retry(self) -> None:
-        # a worker: the preview of the files it may restore is awaited (ui/undo.py)
+        # a worker: the preview of the files it may restore is awaited (conversation/undo.py)
         self.run_worker(self.conversation.prompts.retry(), group="retry")
 
     def action_search(self) -> None:

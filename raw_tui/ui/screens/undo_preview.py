@@ -73,8 +73,7 @@ class UndoPreview(ExactScreen, ModalScreen[str | None]):
             yield Static(self._keys(), id="undo-keys")
 
     def _sections(self) -> ComposeResult:
-        info = getattr(self.app, "info", None)
-        shown = relative_to(getattr(info, "cwd", "") or "")
+        shown = relative_to(self.app.info.cwd)
         notes = [n for n in self.report.get("notes") or () if isinstance(n, str)]
         if notes:
             yield Static(Text("Not undoable", style="bold underline"), classes="section-title")

@@ -28,5 +28,10 @@ class AssistantMessageView(Markdown):
             self.text = final
             await self.update(final)
 
+    @property
+    def is_streaming(self) -> bool:
+        """Deltas are still being written (until `finish`)."""
+        return self._stream is not None
+
     def plain_text(self) -> str:
         return self.text

@@ -1,4 +1,5 @@
-"""The rows of the chat: user messages, hook and panel receipts, notices, the end of a run.
+"""The rows of the chat: user messages, hook and panel receipts, notices, the end of a run,
+what an undo put back.
 Imported when the first row is drawn (the first frame has none); the row that stands for
 pruned history is the chat view's own (chat_view.py). (Assistant text: widgets/assistant.py,
 imported when the first one is drawn: Markdown is a slow import.)"""
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from ..preview import relative_to
 from .safe import SafeStatic
 
 if TYPE_CHECKING:
@@ -84,3 +86,35 @@ class NoticeRow(SafeStatic):
     def build(self) -> Text:
         return Text(self.text, style=self.STYLES.get(self.level, ""))
 
+
+class UndoRow(SafeStatic):
+    """`↶ files put back: 2 restored, 1 removed · 1 conflict left as it is`, then one line a
+    file. A retry or an edit that follows keeps it in the chat (chat_view.py); drawn by the
+    conversation's undo (conversation/undo.py)."""
+
+    survives_rewind = True
+
+    def __init__(self, event: ev.TurnUndo, cwd: str = "") -> None:
+        super().__init__(classes="chat-item notice undo-row")
+        self.event = event
+        self.cwd = cwd
+
+    def build(self) -> Text:
+        files = list(self.event.files or ())
+        counts: dict[str, int] = {}
+        for f in files:
+            counts[f.action] = counts.get(f.action, 0) + 1
+        parts = [f"{counts[a]} {a}" for a in ("restored", "removed") if counts.get(a)]
+        out = Text("↶ undo: ", style="bold cyan")
+        out.append(", ".join(parts) or "no file put back", style="cyan")
+        if counts.get("conflict"):
+            n = counts["conflict"]
+            out.append(f" · {n} conflict{'s' if n > 1 else ''} left as "
+                       f"{'they are' if n > 1 else 'it is'}", style="bold magenta")
+        shown = relative_to(self.cwd)
+        for f in files[:20]:
+            style = "magenta" if f.action == "conflict" else "dim"
+            out.append(f"\n  {f.action:<9} {shown(f.path)}", style=style)
+        if len(files) > 20:
+            out.append(f"\n  … {len(files) - 20} more (raw-tui sessions show)", style="dim")
+        return out

@@ -163,9 +163,7 @@ class ChatView(Navigator):
             self.notify("e edits a prompt of yours: move to one with Up/Down", timeout=2)
 
     def action_undo_turn(self) -> None:
-        from ..undo import undo_at_cursor  # ui/undo.py
-
-        undo_at_cursor(self.screen)
+        self.screen.conversation.undo.at_cursor()  # conversation/undo.py
 
     def action_cursor_first(self) -> None:
         """Home: the cursor to the first row, and the chat scrolled to its top (VerticalScroll's
@@ -207,7 +205,7 @@ class ChatView(Navigator):
 
 def _stays(widget: Widget) -> bool:
     """What a retry or an edit leaves in the chat: panels (the session's state) and the
-    result of an undo (the files it put back stay put back: ui/undo.py)."""
+    result of an undo (the files it put back stay put back: conversation/undo.py)."""
     from .panel_view import PanelView
 
     return isinstance(widget, PanelView) or getattr(widget, "survives_rewind", False)
@@ -222,7 +220,8 @@ def _plain(widget: Widget) -> str:
 
 def _live(widget: Widget) -> bool:
     """Rows that must stay: a message still streaming, a form waiting for an answer."""
-    if getattr(widget, "_stream", None) is not None:  # an assistant message streaming
+    # an assistant message streaming (widgets/assistant.py, loaded with the first one)
+    if getattr(widget, "is_streaming", False):
         return True
     from .panel_view import PanelView
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
-from textual import log
+from textual import events, log
 from textual.actions import SkipAction
 from rich.segment import Segment
 from textual.app import ComposeResult
@@ -62,7 +62,7 @@ class FormField(Vertical):
     has the focus the whole field is scrolled into view, label first, so the question stays
     above its options (an option list longer than the window scrolls inside itself)."""
 
-    def on_descendant_focus(self, event: Any) -> None:
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         self.call_after_refresh(self.scroll_visible, animate=False)
 
 

@@ -93,7 +93,7 @@ class StatusLine(Horizontal):
     def usage(self, event: ev.TokenUsage) -> None:
         """The context the last model request used: a share of the window when the config
         names one, else a count of tokens."""
-        window = getattr(event, "context_window_tokens", None)
+        window = event.context_window_tokens  # None when the config names no window
         if isinstance(window, int) and window > 0:
             self.status.context = f"context {min(event.input_tokens * 100 // window, 100)}%"
         else:
@@ -101,7 +101,7 @@ class StatusLine(Horizontal):
         self.show(self.status)
 
     def run_end(self, event: ev.RunEnd) -> None:
-        self.status.truncated = getattr(event, "code", None) == TRUNCATED
+        self.status.truncated = event.code == TRUNCATED
         self.show(self.status)
 
     def on_resize(self) -> None:
