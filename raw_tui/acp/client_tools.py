@@ -118,10 +118,10 @@ async def run_on_client(conn: Any, session_id: str, tool_id: str, call_id: str,
             asyncio.ensure_future(_notify_cancel(conn, session_id, call_id))
         raise
     except asyncio.TimeoutError:
-        return error_result("callback_timeout", f"the client did not answer in "
-                                                f"{CALL_TIMEOUT_S:.0f} s")
+        return error_result(errors.CALLBACK_TIMEOUT, f"the client did not answer in "
+                                                   f"{CALL_TIMEOUT_S:.0f} s")
     except Exception as err:  # an error reply, a closed connection
-        return error_result("callback_error", f"the client failed: {err}")
+        return error_result(errors.CALLBACK_ERROR, f"the client failed: {err}")
     return client_result(reply)
 
 
@@ -137,7 +137,7 @@ def client_result(reply: Any) -> Any:
     """`{isError, content: [text|json blocks]}` as a result; anything else is refused."""
     if not isinstance(reply, dict) or not isinstance(reply.get("content"), list) \
             or not isinstance(reply.get("isError", False), bool):
-        return error_result("callback_error", "the client's reply is not {isError, content}")
+        return error_result(errors.CALLBACK_ERROR, "the client's reply is not {isError, content}")
     for i, block in enumerate(reply["content"]):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind not in CONTENT_TYPES:
@@ -147,5 +147,5 @@ def client_result(reply: Any) -> Any:
     try:
         normalize(result)  # a block without its text or value is the client's failure
     except TypeError as err:
-        return error_result("callback_error", f"the client's reply: {err}")
+        return error_result(errors.CALLBACK_ERROR, f"the client's reply: {err}")
     return result
