@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import msgspec
 
@@ -21,6 +21,9 @@ from . import updates
 from .handshake import ClientFlags
 from .tool_view import ToolView
 
+if TYPE_CHECKING:
+    from ..panels.declaration import PanelDeclaration
+
 log = logging.getLogger("raw_tui.acp")
 
 
@@ -29,7 +32,7 @@ class SessionBridge:
     `send_request` with wire JSON)."""
 
     def __init__(self, session: Any, conn: Any, flags: ClientFlags,
-                 declaration: Callable[[str], Any]) -> None:
+                 declaration: Callable[[str], PanelDeclaration | None]) -> None:
         self.session = session
         self.conn = conn
         self.flags = flags
@@ -156,7 +159,7 @@ class SessionBridge:
 
     def send_panel(self, event: ev.PanelState) -> None:
         declaration = self.declaration(event.panel)
-        if declaration is not None and getattr(declaration, "acp_plan", False):
+        if declaration is not None and declaration.acp_plan:
             self._update(updates.plan(event.document))
         if self.flags.panels_v2:
             self._put(("_raw/panel/update", {
