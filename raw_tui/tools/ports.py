@@ -2,8 +2,9 @@
 stay apart.
 
 `Tool` is implemented by `tools.registry.ToolSpec` (a tool folder's tool: builtin/, local/,
-agent/, pkg/, and an ACP client's tool) and `mcp.tool.McpTool` (an MCP server's);
-raw_tui.hooks implements `ToolHooks`; raw_tui.panels implements `ToolPanels` (`PanelHost`).
+agent/, pkg/), `acp.client_tools.AcpClientTool` (an ACP client's) and `mcp.tool.McpTool` (an
+MCP server's); raw_tui.hooks implements `ToolHooks`; raw_tui.panels implements `ToolPanels`
+(`PanelHost`).
 """
 
 from __future__ import annotations
