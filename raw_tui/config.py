@@ -20,7 +20,7 @@ from .jsonstrict import convert, load_file, read_bounded
 from .paths import config_home
 from .protocol.redact import Redactor
 from .tools.sandbox.env import register_key_names
-from .tools.sandbox.settings import SandboxConfig
+from .tools.sandbox.settings import Resolved, SandboxConfig
 
 if TYPE_CHECKING:
     from .hooks.load import HookSet
@@ -120,6 +120,10 @@ class Agent:
     system_prompt: str | None = None
     config_file: Path | None = None  # the config in use (None: the demo); the gate's own files
     config_dir: Path | None = None
+    # found once by bash's sandbox step (tools/sandbox): the gate's own files, the sandbox here
+    sandbox_gate: list[str] | None = field(default=None, init=False, repr=False, compare=False)
+    sandbox_resolved: Resolved | None = field(default=None, init=False, repr=False,
+                                              compare=False)
 
     def model_tools(self) -> list[Tool]:
         """Tools the model may see: exposed and not denied outright, in tools.use order, then
@@ -256,15 +260,14 @@ def _mcp(value: Any, file: str):
 
 def _register_mcp_secrets(config: Config) -> None:
     """MCP `env`/`headers` values (expanded) and urls are credentials: the config's redactor
-    (when this version has one) takes them out of everything that leaves raw-tui."""
-    redactor = getattr(config, "redactor", None)
-    if redactor is None or config.mcp is None:
+    takes them out of everything that leaves raw-tui."""
+    if config.mcp is None:
         return
     from .mcp.config import secret_values
 
     for server in config.mcp.servers.values():
         for value in secret_values(server):
-            redactor.register(value)
+            config.redactor.register(value)
 
 
 def _mcp_tool(identity: str, config: Config, at: str, file: str):

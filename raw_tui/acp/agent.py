@@ -12,7 +12,7 @@ import asyncio
 import datetime
 import logging
 import os
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from acp import LoadSessionResponse, NewSessionResponse
 from acp.schema import ListSessionsResponse, ResumeSessionResponse, SessionInfo
@@ -26,6 +26,10 @@ from .codes import error
 from .extensions import ExtensionMethods
 from .handshake import ClientFlags, FlagError, initialize_result, read_flags
 from .inflight import in_flight
+
+if TYPE_CHECKING:
+    from ..panels.declaration import PanelDeclaration
+    from ..session.state import SessionState
 
 log = logging.getLogger("raw_tui.acp")
 
@@ -285,7 +289,7 @@ def _iso(timestamp: float) -> str:
     return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).isoformat()
 
 
-def _declaration(session: Any, panel: str) -> Any:
+def _declaration(session: SessionState, panel: str) -> PanelDeclaration | None:
     """A panel's declaration from the agent's tools (config, not session state)."""
     owner, _, panel_id = panel.rpartition("#")
     tool = session.agent.tools.by_identity.get(owner)
@@ -293,7 +297,7 @@ def _declaration(session: Any, panel: str) -> Any:
         return None
     declaration = next((d for d in tool.declarations if d.id == panel_id), None)
     if declaration is not None and declaration.acp_plan and \
-            panel != getattr(session, "plan_panel", panel):
+            panel != session.plan_panel:
         import msgspec  # only the first acp_plan panel mirrors the plan (panels/declaration.py)
 
         declaration = msgspec.structs.replace(declaration, acp_plan=False)

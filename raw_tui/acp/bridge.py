@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import msgspec
 
@@ -21,6 +21,9 @@ from . import updates
 from .handshake import ClientFlags
 from .tool_view import ToolView
 
+if TYPE_CHECKING:
+    from ..panels.declaration import PanelDeclaration
+
 log = logging.getLogger("raw_tui.acp")
 
 
@@ -29,7 +32,7 @@ class SessionBridge:
     `send_request` with wire JSON)."""
 
     def __init__(self, session: Any, conn: Any, flags: ClientFlags,
-                 declaration: Callable[[str], Any]) -> None:
+                 declaration: Callable[[str], PanelDeclaration | None]) -> None:
         self.session = session
         self.conn = conn
         self.flags = flags
@@ -57,9 +60,9 @@ class SessionBridge:
     # events -> outbox ------------------------------------------------------------------------
     def on_event(self, event: ev.Event) -> None:
         """A bus subscriber: never blocks, never raises; queues what the client gets."""
-        name = _HANDLERS.get(type(event))
-        if name is not None:
-            getattr(self, name)(event)
+        handler = _HANDLERS.get(type(event))
+        if handler is not None:
+            handler(self, event)
 
     def _update(self, update: Any) -> None:
         self._put(("session/update", {"sessionId": self.id, "update": update}))
@@ -156,7 +159,7 @@ class SessionBridge:
 
     def send_panel(self, event: ev.PanelState) -> None:
         declaration = self.declaration(event.panel)
-        if declaration is not None and getattr(declaration, "acp_plan", False):
+        if declaration is not None and declaration.acp_plan:
             self._update(updates.plan(event.document))
         if self.flags.panels_v2:
             self._put(("_raw/panel/update", {
@@ -285,10 +288,24 @@ class SessionBridge:
                 mark.set_result(None)
 
 
-_HANDLERS = {cls: f"_on_{cls.__name__}" for cls in (
-    ev.AssistantDelta, ev.HookEvent, ev.PanelReceipt, ev.ToolCall, ev.ApprovalRequest,
-    ev.ApprovalDecision, ev.ToolResultEvent, ev.PanelState, ev.InteractionRequest,
-    ev.InteractionSettled, ev.TurnState, ev.RunEnd, ev.UserMessage, ev.Notice, ev.Compaction)}
+# the event table: what each event type queues for the client (the others queue nothing)
+_HANDLERS: dict[type[ev.Event], Callable[[SessionBridge, Any], None]] = {
+    ev.AssistantDelta: SessionBridge._on_AssistantDelta,
+    ev.HookEvent: SessionBridge._on_HookEvent,
+    ev.PanelReceipt: SessionBridge._on_PanelReceipt,
+    ev.ToolCall: SessionBridge._on_ToolCall,
+    ev.ApprovalRequest: SessionBridge._on_ApprovalRequest,
+    ev.ApprovalDecision: SessionBridge._on_ApprovalDecision,
+    ev.ToolResultEvent: SessionBridge._on_ToolResultEvent,
+    ev.PanelState: SessionBridge._on_PanelState,
+    ev.InteractionRequest: SessionBridge._on_InteractionRequest,
+    ev.InteractionSettled: SessionBridge._on_InteractionSettled,
+    ev.TurnState: SessionBridge._on_TurnState,
+    ev.RunEnd: SessionBridge._on_RunEnd,
+    ev.UserMessage: SessionBridge._on_UserMessage,
+    ev.Notice: SessionBridge._on_Notice,
+    ev.Compaction: SessionBridge._on_Compaction,
+}
 
 
 def _declaration_json(declaration: Any) -> Any:

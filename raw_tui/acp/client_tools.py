@@ -13,16 +13,14 @@ import asyncio
 import hashlib
 import re
 import uuid
-from dataclasses import replace
-from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Awaitable, Callable, ClassVar
 
 from ..contract.schema import build_validator
-from ..contract.tool_manifest import ToolManifest
 from ..protocol import errors
 from ..protocol.errors import ConfigError
-from ..tools.registry import ExposedTools, ToolSpec
+from ..tools.ports import Tool
+from ..tools.registry import ExposedTools
 from ..tools.result import error_result, normalize
 
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # a fixed pattern of ours, not a user pattern
@@ -37,6 +35,49 @@ class Refused(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+@dataclass(eq=False)
+class AcpClientTool:
+    """A client tool as dispatch sees it (the Tool protocol, tools/ports.py): the gate is any
+    tool's; the handler is `call_client(tool_id, call_id, arguments, cancelled)`, which asks
+    the client. No entry module, no effects, no panels (yet), no summarize."""
+
+    identity: str  # acp:NAME
+    name: str  # the model-facing alias
+    description: str
+    input_schema: dict[str, Any]
+    validator: Any
+    tool_id: str  # the client's id for it (`toolId`)
+    call_client: Callable[[str, str, Any, asyncio.Event], Awaitable[Any]]
+    declarations: list[Any] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    condition_sources: list[str] = field(default_factory=lambda: ["arguments"])
+    effects_schema: ClassVar[None] = None
+    effects_validator: ClassVar[None] = None
+    has_effects: ClassVar[bool] = False
+    has_validate_args: ClassVar[bool] = False
+    has_preview: ClassVar[bool] = False
+    has_summary: ClassVar[bool] = False
+    is_mcp: ClassVar[bool] = False
+    available: ClassVar[bool] = True
+    loaded: ClassVar[bool] = True  # nothing to import
+    implicit_panels: ClassVar[bool] = False
+    label: ClassVar[str | None] = None
+
+    def module(self) -> None:
+        """No entry module: the client runs the call."""
+        return None
+
+    def handler(self) -> Callable[[Any, Any], Awaitable[Any]]:
+        return self.call
+
+    async def call(self, arguments: Any, ctx: Any) -> Any:
+        return await self.call_client(self.tool_id, ctx.tool_call_id, arguments, ctx.cancelled)
+
+    def definition(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description,
+                "input_schema": self.input_schema}
 
 
 def session_agent(agent: Any) -> Any:
@@ -77,22 +118,15 @@ def register(session: Any, params: dict[str, Any], call_client) -> dict[str, Any
     except ConfigError as err:
         raise Refused(codes.INVALID_PARAMS, err.line()) from None
     tool_id = str(uuid.uuid4())
-    manifest = ToolManifest(api_version=2, id=name, version="0.0.0", name=alias(name, tool_id),
-                            description=description, input_schema=schema,
-                            entry="(the ACP client)")
-
-    async def handler(arguments: Any, ctx: Any) -> Any:
-        return await call_client(tool_id, ctx.tool_call_id, arguments, ctx.cancelled)
-
-    spec = ToolSpec(identity=identity, folder=Path("."), manifest=manifest, entry=Path("."),
-                    validator=validator, effects_validator=None,
-                    _module=SimpleNamespace(handler=handler))
-    _check_rules(session.agent.rules, spec)
-    session.agent.tools = ExposedTools([*tools.tools, spec])
-    return {"toolId": tool_id, "alias": spec.name, "identity": identity}
+    tool = AcpClientTool(identity=identity, name=alias(name, tool_id), description=description,
+                         input_schema=schema, validator=validator, tool_id=tool_id,
+                         call_client=call_client)
+    _check_rules(session.agent.rules, tool)
+    session.agent.tools = ExposedTools([*tools.tools, tool])
+    return {"toolId": tool_id, "alias": tool.name, "identity": identity}
 
 
-def _check_rules(rules: Any, spec: ToolSpec) -> None:
+def _check_rules(rules: Any, spec: Tool) -> None:
     """Conditional rules that match the new identity must bind to its schema, as at load."""
     from ..policy.binding import check_binding
     from . import codes
@@ -118,10 +152,10 @@ async def run_on_client(conn: Any, session_id: str, tool_id: str, call_id: str,
             asyncio.ensure_future(_notify_cancel(conn, session_id, call_id))
         raise
     except asyncio.TimeoutError:
-        return error_result("callback_timeout", f"the client did not answer in "
-                                                f"{CALL_TIMEOUT_S:.0f} s")
+        return error_result(errors.CALLBACK_TIMEOUT, f"the client did not answer in "
+                                                   f"{CALL_TIMEOUT_S:.0f} s")
     except Exception as err:  # an error reply, a closed connection
-        return error_result("callback_error", f"the client failed: {err}")
+        return error_result(errors.CALLBACK_ERROR, f"the client failed: {err}")
     return client_result(reply)
 
 
@@ -137,7 +171,7 @@ def client_result(reply: Any) -> Any:
     """`{isError, content: [text|json blocks]}` as a result; anything else is refused."""
     if not isinstance(reply, dict) or not isinstance(reply.get("content"), list) \
             or not isinstance(reply.get("isError", False), bool):
-        return error_result("callback_error", "the client's reply is not {isError, content}")
+        return error_result(errors.CALLBACK_ERROR, "the client's reply is not {isError, content}")
     for i, block in enumerate(reply["content"]):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind not in CONTENT_TYPES:
@@ -147,5 +181,5 @@ def client_result(reply: Any) -> Any:
     try:
         normalize(result)  # a block without its text or value is the client's failure
     except TypeError as err:
-        return error_result("callback_error", f"the client's reply: {err}")
+        return error_result(errors.CALLBACK_ERROR, f"the client's reply: {err}")
     return result

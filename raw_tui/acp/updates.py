@@ -79,7 +79,7 @@ def _abs(path: str, cwd: str) -> str:
 def locations(event: ev.ToolCall | ev.ApprovalRequest, cwd: str) -> list[dict[str, str]]:
     """Absolute paths the call touches: the effects' files (write_file), or `path`."""
     paths: list[str] = []
-    effects = event.effects if event.effects is not ev._UNSET else None
+    effects = ev.given(effects=event.effects).get("effects")
     if isinstance(effects, dict) and isinstance(effects.get("files"), list):
         paths = [f["path"] for f in effects["files"]
                  if isinstance(f, dict) and isinstance(f.get("path"), str)]
@@ -88,17 +88,17 @@ def locations(event: ev.ToolCall | ev.ApprovalRequest, cwd: str) -> list[dict[st
     return [{"path": _abs(p, cwd)} for p in dict.fromkeys(paths)]
 
 
-def diffs(event: Any, cwd: str) -> list[dict[str, Any]]:
+def diffs(event: ev.ToolCall | ev.ApprovalRequest, cwd: str) -> list[dict[str, Any]]:
     """Tool-call content from the engine's approval preview: a `diff` per file whose texts
     were carried (absolute paths; a new file has `oldText: ""` so Toad opens its diff
     screen); for any other file a text block with what the modal shows instead (its unified
     diff, clipped, or its `no preview: ...` note); and a text block naming the symbolic links
     a path passes through. Empty when the event has no preview."""
-    preview = getattr(event, "preview", None)
+    preview = ev.given(preview=event.preview).get("preview")
     out = []
-    for item in getattr(preview, "files", None) or []:
+    for item in preview.files if preview is not None else []:
         path = _abs(item.path, cwd) if item.path else ""
-        links, diff, note = (getattr(item, name, None) for name in ("symlinks", "diff", "note"))
+        links, diff, note = item.symlinks, item.diff, item.note
         if links:
             out.append(_content(f"{path} passes through symbolic links: {', '.join(links)}"))
         if item.after is not None:
@@ -132,11 +132,8 @@ def tool_call(event: ev.ToolCall, cwd: str) -> dict[str, Any]:
 def permission_request(session_id: str, event: ev.ApprovalRequest, cwd: str) -> dict[str, Any]:
     """The params of `session/request_permission` for an `ask`: the call (with the diff when
     the engine previewed it), Raw's two options, and the effects in `_meta.raw`."""
-    meta: dict[str, Any] = {"identity": event.identity}
-    if event.effects is not ev._UNSET:
-        meta["effects"] = event.effects
-    if event.rule is not ev._UNSET:
-        meta["rule_index"] = event.rule
+    meta: dict[str, Any] = {"identity": event.identity,
+                            **ev.given(effects=event.effects, rule_index=event.rule)}
     call: dict[str, Any] = {"toolCallId": event.call_id, "title": event.name,
                             "kind": tool_kind(event.identity), "status": "pending",
                             "rawInput": event.arguments, "_meta": {"raw": meta}}
@@ -159,11 +156,8 @@ def allowed(response: Any) -> bool:
 def tool_result(event: ev.ToolResultEvent, shown: list | None = None) -> dict[str, Any]:
     """`completed`/`failed` with the result; `shown` (the call's diff content) is kept in
     front of the result's text, as an update's content replaces what the client shows."""
-    output: dict[str, Any] = {"isError": event.isError, "content": event.content}
-    if event.code is not ev._UNSET:
-        output["code"] = event.code
-    if event.truncated is not ev._UNSET:
-        output["truncated"] = event.truncated
+    output: dict[str, Any] = {"isError": event.isError, "content": event.content,
+                              **ev.given(code=event.code, truncated=event.truncated)}
     update = {"sessionUpdate": "tool_call_update", "toolCallId": event.call_id,
               "status": "failed" if event.isError else "completed", "rawOutput": output}
     text = "\n".join(b.get("text", "") for b in event.content

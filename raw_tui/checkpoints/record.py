@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..protocol import bus as ev
 from ..tools.approval_preview import effect_files
 from . import state
 from .ledger import Checkpoint
 from .store import Store
+
+if TYPE_CHECKING:
+    from ..session.state import SessionState
 
 WRITE_FILE, BASH = "builtin/write_file", "builtin/bash"
 
@@ -50,13 +53,13 @@ class Recorder:
 
     def after_handler(self, call: Any) -> None:
         identity = call.tool.identity if call.tool is not None else None
-        c = getattr(call, "checkpoint", None)
+        c = call.checkpoint
         if identity == WRITE_FILE and c is not None:
             self.store.after(c)
             settle_after_the_call(self.store, c)
         if identity == BASH and call.report.outcome == "ran":
             box = call.sandbox
-            if box is None or getattr(box, "unobserved", False):
+            if box is None or box.unobserved:
                 commands = call.arguments.get("commands", []) \
                     if isinstance(call.arguments, dict) else []
                 self.store.note_unobserved(call.turn_id or "", call.call_id, "bash",
@@ -159,16 +162,12 @@ def other_links(root: str, inodes: set[tuple[int, int]]) -> list[str]:
     return out
 
 
-def for_session(session: Any) -> Recorder | None:
+def for_session(session: SessionState) -> Recorder | None:
     """The checkpoints of a session that keeps a history (None otherwise: nothing to undo
     from). The session holds its lock while open (an undo from outside refuses then)."""
     if session.store is None:
         return None
-    from .store import DEFAULT_BYTES
-
-    ui = getattr(getattr(session.config, "raw", None), "ui", None)
-    limit = getattr(ui, "checkpoint_bytes", None)
-    store = Store(session.session_id, limit=limit if isinstance(limit, int) else DEFAULT_BYTES)
+    store = Store(session.session_id, limit=session.config.raw.ui.checkpoint_bytes)
     return Recorder(store, session.bus, session.cwd)
 
 

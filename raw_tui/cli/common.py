@@ -4,14 +4,18 @@ config loaded for a request."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..session.request import SessionRequest
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a tool killed by the closed pipe would give
 EXIT_CANCELLED = 130
 
 
-def session_request(args: Any, **changes: Any) -> Any:
+def session_request(args: Any, **changes: Any) -> SessionRequest:
     """The `SessionRequest` the parsed arguments name, with `changes` (field=value)."""
     from ..session.request import SessionRequest
 
@@ -22,7 +26,7 @@ def session_request(args: Any, **changes: Any) -> Any:
     return SessionRequest(**fields)
 
 
-def load(request: Any, *, client_mcp: bool = False) -> Any:
+def load(request: SessionRequest, *, client_mcp: bool = False) -> Config:
     """The config. Loading it imports the libraries: the cyclic garbage collector is paused
     meanwhile, then what exists is frozen (the modules and the config live as long as the
     process: later collections need not walk them). The collector took ~7 ms of every

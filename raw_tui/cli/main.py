@@ -12,10 +12,7 @@ from pathlib import Path
 
 from ..protocol.errors import HISTORY_ERROR, SOCKET_DIR_ERROR, ConfigError, RawError
 from .common import EXIT_BROKEN_PIPE, EXIT_CANCELLED, EXIT_CONFIG, EXIT_ERROR
-from .parse import build_parser, command_module, global_options
-
-DEFAULTS = (("config", None), ("agent", None), ("model", None), ("cwd", None),
-            ("continue_", False), ("resume", None), ("no_detach", False))
+from .parse import command_module, parse_args
 
 
 def interrupt_on_stop_signals() -> None:
@@ -33,16 +30,7 @@ def interrupt_on_stop_signals() -> None:
 def main(argv: list[str] | None = None) -> int:
     interrupt_on_stop_signals()
     argv = sys.argv[1:] if argv is None else argv
-    options = global_options(argv)
-    if options is None:
-        args = build_parser(argv).parse_args(argv)
-    else:
-        from types import SimpleNamespace
-
-        args = SimpleNamespace(**options)
-    for name, default in DEFAULTS:
-        if not hasattr(args, name):
-            setattr(args, name, default)
+    args = parse_args(argv)
     from ..protocol.termsafe import escape_controls, terminal_stream
 
     cwd = working_directory(args.cwd)

@@ -10,10 +10,28 @@ from typing import Any
 
 VALUE_OPTIONS = ("--config", "--agent", "--model", "--cwd", "--resume")
 FLAG_OPTIONS = {"--continue": "continue_", "--no-detach": "no_detach"}  # the UI's own flags
+# what every command reads of a global option it was not given
+DEFAULTS = {"config": None, "agent": None, "model": None, "cwd": None, "continue_": False,
+            "resume": None, "no_detach": False}
 
 # subcommand -> its module in raw_tui/cli/, which defines add(sub, common) and run(args)
 COMMANDS = {"run": "run", "config": "config_list", "call": "call", "hooks": "hooks_test",
             "sessions": "sessions", "acp": "acp", "serve": "serve", "attach": "attach"}
+
+
+def parse_args(argv: list[str]) -> Any:
+    """The arguments, each global option among them (DEFAULTS when not given): a bare
+    `raw-tui` read without argparse (`global_options`), anything else by the parser. The
+    defaults go in before parsing, not as the parser's: its options are shared with every
+    subcommand's parser (SUPPRESS), whose default would undo what was read before it."""
+    options = global_options(argv)
+    if options is not None:
+        from types import SimpleNamespace
+
+        return SimpleNamespace(**{**DEFAULTS, **options})
+    import argparse
+
+    return build_parser(argv).parse_args(argv, namespace=argparse.Namespace(**DEFAULTS))
 
 
 def command_module(name: str) -> Any:

@@ -274,7 +274,7 @@ def plan_panel(tools: Any) -> tuple[str | None, list[str]]:
     warnings: list[str] = []
     for tool in tools:
         for declaration in tool.declarations:
-            if not getattr(declaration, "acp_plan", False):
+            if not declaration.acp_plan:
                 continue
             full = f"{tool.identity}#{declaration.id}"
             if first is None:

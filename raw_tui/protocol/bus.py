@@ -19,6 +19,12 @@ from .redact import Redactor
 _UNSET = msgspec.UNSET
 
 
+def given(**fields: Any) -> dict[str, Any]:
+    """The event's fields passed by name, without those it left out (`msgspec.UNSET`): what
+    a payload carries on; `.get(name)` reads a field left out as None."""
+    return {name: value for name, value in fields.items() if value is not _UNSET}
+
+
 class Event(msgspec.Struct, tag_field="type", omit_defaults=True, kw_only=True):
     turn_id: str | msgspec.UnsetType = _UNSET
 

@@ -114,6 +114,11 @@ INVALID_ACTION = "invalid_action"
 PROMPT_ACTION = "prompt_action"
 TIMEOUT = "timeout"
 
+# Client tools (`_raw/tool/call`, docs/decisions.md): the client did not answer in time; the
+# client failed (an error reply, a closed connection, a reply that is not `{isError, content}`)
+CALLBACK_TIMEOUT = "callback_timeout"
+CALLBACK_ERROR = "callback_error"
+
 
 
 class RawError(Exception):

@@ -4,7 +4,7 @@ tool call and per receipt."""
 from __future__ import annotations
 
 import json
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from ..protocol import bus as ev
 
@@ -27,9 +27,9 @@ class TextPrinter:
         self._turns: list[str] = []  # prompt turns in order: turn N is the Nth `> ` line
 
     def __call__(self, event: ev.Event) -> None:
-        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        handler = HANDLERS.get(type(event))
         if handler is not None:
-            handler(event)
+            handler(self, event)
             self.out.flush()
 
     def _line(self, text: str) -> None:
@@ -103,3 +103,20 @@ class TextPrinter:
 
     def _on_Notice(self, e: ev.Notice) -> None:
         self._line(f"[{e.level}] {e.message}")
+
+
+# the event table: what each event type prints (the others print nothing)
+HANDLERS: dict[type[ev.Event], Callable[[TextPrinter, Any], None]] = {
+    ev.UserMessage: TextPrinter._on_UserMessage,
+    ev.AssistantDelta: TextPrinter._on_AssistantDelta,
+    ev.AssistantText: TextPrinter._on_AssistantText,
+    ev.ToolCall: TextPrinter._on_ToolCall,
+    ev.ToolResultEvent: TextPrinter._on_ToolResultEvent,
+    ev.HookEvent: TextPrinter._on_HookEvent,
+    ev.PanelReceipt: TextPrinter._on_PanelReceipt,
+    ev.RunEnd: TextPrinter._on_RunEnd,
+    ev.TurnRewind: TextPrinter._on_TurnRewind,
+    ev.AgentModel: TextPrinter._on_AgentModel,
+    ev.TurnUndo: TextPrinter._on_TurnUndo,
+    ev.Notice: TextPrinter._on_Notice,
+}

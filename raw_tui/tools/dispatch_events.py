@@ -64,8 +64,9 @@ class CallEvents:
             self.publish_file_changes(call, files)
 
     def publish_file_changes(self, call: _Call, files: list[dict]) -> None:
-        checkpoint = call.checkpoint if call.checkpoint is not None else \
-            getattr(call.sandbox, "checkpoint", None)  # a bash layer's, taken at its commit
+        checkpoint = call.checkpoint
+        if checkpoint is None and call.sandbox is not None:
+            checkpoint = call.sandbox.checkpoint  # a bash layer's, taken at its commit
         self.bus.publish(ev.FileChanges(
             call_id=call.call_id,
             checkpoint=checkpoint.id if checkpoint is not None else None,

@@ -2,17 +2,21 @@
 stay apart.
 
 `Tool` is implemented by `tools.registry.ToolSpec` (a tool folder's tool: builtin/, local/,
-agent/, pkg/, and an ACP client's tool) and `mcp.tool.McpTool` (an MCP server's);
-raw_tui.hooks implements `ToolHooks`; raw_tui.panels implements `ToolPanels` (`PanelHost`).
+agent/, pkg/), `acp.client_tools.AcpClientTool` (an ACP client's) and `mcp.tool.McpTool` (an
+MCP server's); raw_tui.hooks implements `ToolHooks`; raw_tui.panels implements `ToolPanels`
+(`PanelHost`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..protocol.bus import HookEvent
+
+if TYPE_CHECKING:
+    from ..panels.declaration import PanelDeclaration
 
 
 @runtime_checkable
@@ -20,7 +24,7 @@ class Tool(Protocol):
     """One tool as dispatch, the policy, hooks, panels and the session see it."""
 
     identity: str  # builtin/NAME, local/NAME, agent/NAME, pkg/ALIAS/tools/NAME, mcp/..., acp:NAME
-    declarations: list[Any]  # its panel declarations (panels/declaration.py)
+    declarations: list[PanelDeclaration]  # its panel declarations
     validator: Any  # its input schema, compiled (contract/schema.py)
     effects_validator: Any  # its effects schema, compiled; None when it declares no effects
     has_effects: bool  # it defines describe_effects and an effects schema

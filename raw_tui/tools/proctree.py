@@ -232,7 +232,7 @@ class Tree:
         if children is None or not _subreaper:
             return True
         others = children - {pid for pid, proc in list(_LEADERS.items())
-                             if getattr(proc, "returncode", None) is None}
+                             if proc.returncode is None}
         return any(alive(pid) for pid in others)  # a zombie runs nothing (see reap)
 
     def signal(self, sig: int, pids: list[int] | None = None) -> list[int]:
@@ -296,7 +296,8 @@ class Tree:
 
 _OPEN: dict[str, Tree] = {}  # trees whose command is not over: ended at exit
 _SEEN: set[int] = set()  # pids seen as members: reaped when they end as our children
-_LEADERS: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
+_LEADERS: "weakref.WeakValueDictionary[int, asyncio.subprocess.Process]" = \
+    weakref.WeakValueDictionary()
 # pid -> the asyncio process of a tree's leader: asyncio reaps those
 
 
@@ -322,7 +323,7 @@ def reap_adopted() -> tuple[int, int]:
     if not children:
         return 0, 0
     waited = {pid for pid, proc in list(_LEADERS.items())
-              if getattr(proc, "returncode", None) is None}
+              if proc.returncode is None}
     reaped = running = 0
     for pid in children - waited:
         if comm(pid) not in ADOPTED:
@@ -347,7 +348,7 @@ def reap() -> int:
     count = reap_adopted()[0]
     for pid in list(_SEEN):
         proc = _LEADERS.get(pid)
-        if proc is not None and getattr(proc, "returncode", None) is None:
+        if proc is not None and proc.returncode is None:
             continue  # asyncio waits for its own
         _LEADERS.pop(pid, None)
         st = proc_stat(pid)

@@ -425,7 +425,7 @@ async def test_list_load_and_resume(tmp_path):
 def test_write_file_diff_from_the_preview_shape(tmp_path):
     """The `preview` of `approval_request` (house shape) becomes diffs with absolute paths;
     a new file has oldText "" (Toad opens its diff screen only with all three keys)."""
-    from types import SimpleNamespace
+    import msgspec
 
     from raw_tui.protocol import bus as ev
     from raw_tui.acp import updates
@@ -433,12 +433,12 @@ def test_write_file_diff_from_the_preview_shape(tmp_path):
     event = ev.ApprovalRequest(call_id="c", identity="builtin/write_file", name="write_file",
                                arguments={}, effects={"files": [
                                    {"path": str(tmp_path / "a.txt"), "operation": "update"}]})
-    event_preview = SimpleNamespace(files=[
-        SimpleNamespace(path="a.txt", operation="update", before="old\n", after="new\n"),
-        SimpleNamespace(path=str(tmp_path / "b.txt"), operation="create", before=None,
-                        after="fresh\n"),
-        SimpleNamespace(path="big.bin", operation="update", before=None, after=None)])
-    diffs = updates.diffs(SimpleNamespace(preview=event_preview), str(tmp_path))
+    event_preview = ev.ApprovalPreview(files=[
+        ev.FilePreview(path="a.txt", operation="update", before="old\n", after="new\n"),
+        ev.FilePreview(path=str(tmp_path / "b.txt"), operation="create", before=None,
+                       after="fresh\n"),
+        ev.FilePreview(path="big.bin", operation="update", before=None, after=None)])
+    diffs = updates.diffs(msgspec.structs.replace(event, preview=event_preview), str(tmp_path))
     assert diffs == [
         {"type": "diff", "path": str(tmp_path / "a.txt"), "oldText": "old\n", "newText": "new\n"},
         {"type": "diff", "path": str(tmp_path / "b.txt"), "oldText": "", "newText": "fresh\n"}]

@@ -44,3 +44,14 @@ def test_a_bare_raw_tui_does_not_import_argparse():
             "print('argparse' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("argv", [[], ["run", "p"], ["config", "list"]])
+def test_every_global_option_not_given_reads_its_default(argv):
+    args = vars(parse.parse_args(argv))
+    assert {name: args[name] for name in parse.DEFAULTS} == parse.DEFAULTS
+
+
+def test_an_option_before_the_subcommand_is_kept():
+    assert parse.parse_args(["--config", "X", "run", "p"]).config == "X"
+    assert parse.parse_args(["run", "p", "--config", "Y"]).config == "Y"

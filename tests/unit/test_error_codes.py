@@ -27,6 +27,7 @@ WIRE = {
     "PATCH_PARENT_NOT_DIRECTORY": "patch_parent_not_directory",
     "PATCH_BINARY_SOURCE": "patch_binary_source", "PATCH_INVALID_UTF8": "patch_invalid_utf8",
     "PATCH_DESTINATION_EXISTS": "patch_destination_exists",
+    "CALLBACK_TIMEOUT": "callback_timeout", "CALLBACK_ERROR": "callback_error",
 }
 
 

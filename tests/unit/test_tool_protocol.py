@@ -58,7 +58,7 @@ def test_what_the_engine_reads_of_each_kind(tmp_path):
     assert [tools[k].available for k in tools] == [True, True, True, False, True]
     # nothing to import: an MCP tool has no module, an ACP client's runs on the client
     assert tools["mcp"].loaded and tools["mcp pending"].loaded and tools["acp"].loaded
-    assert tools["mcp"].module() is None
+    assert tools["mcp"].module() is None and tools["acp"].module() is None
     assert not tools["folder"].loaded and tools["folder"].module().handler
     assert tools["folder"].loaded
     assert generic(tools["mcp"], tools["mcp"].name, {}) == "read · files"

@@ -73,6 +73,7 @@ class SandboxCall:
         # the session's checkpoint of the commit (raw_tui/checkpoints/record.py LayerHook)
         self.checkpoint: Any = None
         self.unobserved = False  # it ran for real, outside the overlay
+        self._parts: list[tuple[str, str, str]] = []  # the dry run's (path, op, diff) per file
 
     # the boundary -----------------------------------------------------------------------
     def readonly(self) -> list[str]:
@@ -150,7 +151,7 @@ class SandboxCall:
         return touches([f["path"] for f in self.observed["files"]], self.gate)
 
     def preview_files(self) -> list[tuple[str, str, str]]:
-        return list(getattr(self, "_parts", []))
+        return list(self._parts)
 
     async def handle(self, args: Any, ctx: Any, run: RunCommands) -> dict[str, Any]:
         """The bash handler in a sandbox: commit the dry run's layer (its output is the

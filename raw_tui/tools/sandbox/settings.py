@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
 from ...protocol.errors import ConfigError, json_path
+
+if TYPE_CHECKING:
+    from ...config import Agent
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 Mode = Literal["overlay", "workspace", "off"]
@@ -91,10 +94,8 @@ def resolve(config: SandboxConfig | None) -> Resolved:
                     reason=found.reason, fix=found.fix)
 
 
-def for_agent(agent) -> Resolved:
+def for_agent(agent: Agent) -> Resolved:
     """The agent's sandbox here, resolved once (the availability probe runs a process)."""
-    found = getattr(agent, "_sandbox_resolved", None)
-    if found is None:
-        found = resolve(getattr(agent.config, "sandbox", None))
-        agent._sandbox_resolved = found
-    return found
+    if agent.sandbox_resolved is None:
+        agent.sandbox_resolved = resolve(agent.config.sandbox)
+    return agent.sandbox_resolved

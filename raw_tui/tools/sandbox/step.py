@@ -3,7 +3,7 @@ bash's dry run in its layer, the rules on what it did, and the gate's own files.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...protocol import errors
 from ...protocol.bus import ApprovalPreview, FilePreview
@@ -12,17 +12,17 @@ from .call import SandboxCall, gate_paths, touches
 from .layer import LayerRefused
 from .settings import for_agent
 
+if TYPE_CHECKING:
+    from ...config import Agent
+
 BASH = "builtin/bash"
 
 
-def _gate(agent) -> list[str]:
+def _gate(agent: Agent) -> list[str]:
     """The gate's own files for this agent, found once."""
-    found = getattr(agent, "_gate_paths", None)
-    if found is None:
-        found = gate_paths(getattr(agent, "config_file", None),
-                           getattr(agent, "config_dir", None))
-        agent._gate_paths = found
-    return found
+    if agent.sandbox_gate is None:
+        agent.sandbox_gate = gate_paths(agent.config_file, agent.config_dir)
+    return agent.sandbox_gate
 
 
 def _stop(dispatcher, code: str, message: str):
@@ -46,8 +46,7 @@ async def observe(dispatcher, call) -> None:
                         f"judge what bash did, which needs the overlay; fix: {resolved.fix}")
         return
     box = SandboxCall(resolved, agent.config.sandbox, cwd=dispatcher.cwd,
-                      config_file=getattr(agent, "config_file", None),
-                      config_dir=getattr(agent, "config_dir", None))
+                      config_file=agent.config_file, config_dir=agent.config_dir)
     call.sandbox = box
     if resolved.fail_closed:
         raise _stop(dispatcher, errors.SANDBOX_UNAVAILABLE,
@@ -55,7 +54,7 @@ async def observe(dispatcher, call) -> None:
     if resolved.mode != "overlay":
         return
     ctx = dispatcher._context(call)
-    dry = report.rule == "ask" or getattr(call, "dry_run", False)
+    dry = report.rule == "ask" or call.dry_run
     module = call.tool.module()
     try:  # bash ends the command itself when the call is cancelled
         observed = await box.dry_run(call.arguments, ctx, module.run_commands, dry=dry)

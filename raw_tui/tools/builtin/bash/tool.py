@@ -80,7 +80,7 @@ def check_command(item: dict[str, Any]) -> str | None:
 
 
 async def handler(args: Any, ctx: Any) -> dict[str, Any]:
-    box = getattr(ctx, "sandbox", None)  # raw_tui.tools.sandbox.call.SandboxCall
+    box = ctx.sandbox  # raw_tui.tools.sandbox.call.SandboxCall
     if box is not None:
         return await box.handle(args, ctx, run_commands)
     return await run_commands(args, ctx, None)
@@ -126,7 +126,7 @@ async def run_one(item: Any, ctx: Any, slot: int, box: Any = None) -> tuple[str,
     head = echo(command)
     share = max(MIN_SHARE, slot - len(head.encode()) - STATUS_ROOM)
     timeout_ms = item.get("timeout_ms", DEFAULT_TIMEOUT_MS)
-    live = getattr(ctx, "output", None)
+    live = ctx.output
     if live is not None:
         live(head)
     show_live = live_decoder(live)

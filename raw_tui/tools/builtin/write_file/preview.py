@@ -20,7 +20,7 @@ def check_as_approved(plan: Plan, args: Any, ctx: Any) -> None:
     the one approved, else nothing is written (the disk changed while the modal was open:
     replace_lines would rewrite a line the user never saw, an edit shown as failing would
     succeed). A preview that missed its deadline was approved blind: nothing to compare."""
-    approved = getattr(ctx, "preview", None)
+    approved = ctx.preview
     if approved is None or approval_preview.unfinished(approved):
         return
 
