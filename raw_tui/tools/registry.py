@@ -1,7 +1,8 @@
 """Tool identities → tool folders → loaded tools (`ToolSpec`), and an agent's exposed set.
 
-A `ToolSpec` is a tool folder's tool (builtin/, local/, agent/, pkg/) or an ACP client's;
-`mcp.tool.McpTool` is an MCP server's. Both implement `tools.ports.Tool`.
+A `ToolSpec` is a tool folder's tool (builtin/, local/, agent/, pkg/); `mcp.tool.McpTool`
+is an MCP server's and `acp.client_tools.AcpClientTool` an ACP client's. All three
+implement `tools.ports.Tool`.
 """
 
 from __future__ import annotations

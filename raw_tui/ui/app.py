@@ -63,8 +63,8 @@ def raw_driver_class(driver: type) -> type:
 
 
 def _undo_commands() -> type:
-    """The palette's undo entry (conversation/undo.py), imported when the palette first
-    opens."""
+    """The palette's undo entry (conversation/undo.py, loaded with the main screen): Textual
+    asks a command provider of a callable when the palette opens."""
     from .conversation.undo import UndoCommands
 
     return UndoCommands

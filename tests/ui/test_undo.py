@@ -1,7 +1,8 @@
-"""Undo in the UI (raw_tui/ui/conversation/undo.py) over a real session with its checkpoints: `u` on a
-turn previews the undo, a file the user changed since is a conflict left alone until `o`
-overwrites it, the result is a row in the chat; a retry offers to restore the files too; the
-palette's `Undo changes of this turn…`; and the preview's keys over a fake session."""
+"""Undo in the UI (raw_tui/ui/conversation/undo.py) over a real session with its
+checkpoints: `u` on a turn previews the undo, a file the user changed since is a conflict
+left alone until `o` overwrites it, the result is a row in the chat; a retry offers to
+restore the files too; the palette's `Undo changes of this turn…`; and the preview's keys
+over a fake session."""
 
 from __future__ import annotations
 
