@@ -17,9 +17,11 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..tools import fsatomic
 from . import state
 from .state import State
 from .ledger import Checkpoint
@@ -127,6 +129,9 @@ def _keep_folders_with_strangers(p: UndoPlan, overwrite: bool) -> None:
 
 def apply(store: Store, p: UndoPlan, overwrite: bool = False) -> None:
     todo = [e for e in p.entries if e.write]
+    # an undo killed mid-write left its temp file: each folder written to loses those first
+    for folder in {os.path.dirname(e.path) for e in todo if e.target["kind"] == "file"}:
+        fsatomic.sweep_stale(folder)
     for e in sorted(todo, key=lambda e: e.path.count("/"), reverse=True):
         if e.current["kind"] != "absent" and (e.target["kind"] != e.current["kind"]
                                               or e.target["kind"] == "symlink"):
@@ -183,10 +188,9 @@ def _put_file(path: str, data: bytes, target: State) -> None:
         _write(os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC),
                path, data, target)
         return
-    directory, name = os.path.split(path)
-    temp = os.path.join(directory, f".{name[:200]}.raw-tui-undo.{os.getpid()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o600)
+    # named as every temp file of raw-tui's (tools/fsatomic.py): a killed undo's is swept
+    fd, temp = tempfile.mkstemp(dir=os.path.dirname(path) or ".",
+                                prefix=fsatomic.temp_prefix(path), suffix=fsatomic.SUFFIX)
     try:
         _write(fd, temp, data, target)
         os.rename(temp, path)

@@ -159,6 +159,27 @@ def test_kill_9_during_an_undo_then_undo_again_finishes_it(tmp_path, needs_sandb
     assert len([e for e in s.history() if e["type"] == "undo"]) == 1
 
 
+def test_an_undo_removes_the_temp_file_a_killed_undo_left(tmp_path, needs_sandbox):
+    """A killed undo's temp file (raw-tui's temp name, its writer gone) in a folder the next
+    undo writes to is removed; a live writer's, and anyone else's file, stay."""
+    from raw_tui.tools import fsatomic
+
+    s = Session(tmp_path, [bash("mkdir d && echo one > d/a"), bash("echo two > d/a")])
+    s.turn()
+    before = tree(s.work)
+    s.turn()
+    boot, pid, start = fsatomic.parse_writer(f".a.{fsatomic.writer_token()}.x.tmp")
+    killed = s.work / "d" / f".a.{fsatomic.MARK}{boot}-{pid}-{start + 1}.abcdefgh.tmp"
+    live = s.work / "d" / f".a.{fsatomic.writer_token()}.abcdefgh.tmp"
+    killed.write_text("half")
+    live.write_text("being written")
+    code, _, err = s.undo()
+    assert code == 0, err
+    assert not killed.exists() and live.read_text() == "being written"
+    live.unlink()
+    assert tree(s.work) == before
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size

@@ -52,8 +52,15 @@ class Served:
         """What a browser tab opened from the token URL sends with its websocket."""
         return {**self.cookie_header(), "Origin": self.url}
 
-    def refusals(self) -> list[str]:
-        return [line for line in list(self.output) if "refused" in line]
+    def refusals(self, expected: int = 0, timeout: float = 10.0) -> list[str]:
+        """The server's `refused` lines, once there are `expected` of them (a refusal is
+        logged after its answer is sent: the line can come a moment after the 403)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            lines = [line for line in list(self.output) if "refused" in line]
+            if len(lines) >= expected or time.monotonic() > deadline:
+                return lines
+            time.sleep(0.05)
 
 
 @pytest.fixture

@@ -75,7 +75,7 @@ def test_without_the_cookie_nothing_is_served(served):
     name, value = served.cookie()
     answer = httpx.get(served.url + "/", timeout=10, cookies={name: value + "x"})
     assert answer.status_code == 403
-    refused = served.refusals()
+    refused = served.refusals(7)
     assert len(refused) == 7
     assert all(line.startswith("raw-tui: serve: refused GET ") for line in refused)
     assert sum("no cookie" in line for line in refused) == 4
@@ -121,7 +121,7 @@ def test_a_refused_websocket_gets_403_and_changes_nothing(served):
         status = asyncio.run(_upgrade(served, headers(served), query))
         assert status == 403, why
         assert tab_apps(served.place) == [], why  # no tab's app was started
-    assert len(served.refusals()) == len(WEBSOCKETS)
+    assert len(served.refusals(len(WEBSOCKETS))) == len(WEBSOCKETS)
     # the refused websockets typed nothing: the hosted session saw no prompt and no client
     events = _history(served)
     assert any(e["type"] == "session_start" for e in events)

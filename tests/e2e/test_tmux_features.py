@@ -60,6 +60,7 @@ def test_welcome_retry_search_and_switch_then_continue(place):
         tmux.wait_for("Run the next turns of main on model two")
         tmux.keys("Enter")
         tmux.wait_for(lambda s: "main · two" in status_line(s))
+        tmux.wait_for(lambda s: "chat ↑↓" in status_line(s))  # the palette gave focus back
         tmux.keys("Tab")  # back to the composer
         send(tmux, "third", "answer from model two")
         quit_app(tmux)
