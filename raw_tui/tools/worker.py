@@ -21,6 +21,7 @@ import threading
 from typing import Any, Callable
 
 from ..cancel import Cancelled
+from . import same_cpu
 
 LOAD_DEADLINE_S = 5.0  # importing a tool's module (its top-level code), at first use
 VALIDATE_DEADLINE_S = 5.0  # validate_args
@@ -64,7 +65,7 @@ def escaped(error: BaseException) -> Exception:
 
 class _Job:
     __slots__ = ("fn", "args", "lock", "finished", "done", "value", "error", "loop",
-                 "future", "abandoned")
+                 "future", "abandoned", "held")
 
     def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
         self.fn, self.args = fn, args
@@ -77,10 +78,13 @@ class _Job:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.future: asyncio.Future | None = None
         self.abandoned = False
+        self.held = False  # the worker was woken on the caller's CPU (raw_tui.tools.same_cpu)
 
     def run(self, then: Callable[[], None]) -> None:
         """Run the code, then `then()` (the worker is free again), then wake the caller: the
         worker's last steps come before the wake-up, so the caller does not wait for them."""
+        if self.held:  # the code, its threads and its processes get every CPU
+            same_cpu.let_go()
         try:
             self.value = self.fn(*self.args)
         except BaseException as err:  # handed to the caller, as an Exception (Escaped)
@@ -121,36 +125,41 @@ def _settle(future: asyncio.Future) -> None:
 class _Worker:
     """One daemon thread running the jobs put on its own queue, one at a time."""
 
-    __slots__ = ("jobs",)
+    __slots__ = ("jobs", "tid")
 
     def __init__(self) -> None:
         self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.tid = 0  # its thread's native id, once it runs
 
 
 class _Pool:
     """Idle workers on a stack (the most recently used first: its caches are warm); a new one
     starts when none is idle.
 
-    A hand-off is two thread wake-ups. The worker is not pinned to the caller's CPU: the
-    caller, woken while the worker still runs there, then moves to the other CPU on most
-    calls, which cost more than the wake-ups it saved (docs/decisions.md, "Tool code")."""
+    A hand-off is two thread wake-ups, both on the caller's CPU where it can be
+    (raw_tui/tools/same_cpu.py; docs/decisions.md, "Dispatch")."""
 
     lock = threading.Lock()
     idle: list[_Worker] = []
     stuck = 0
 
     @classmethod
-    def submit(cls, job: _Job) -> None:
+    def take(cls) -> _Worker:
+        """An idle worker, or a new one."""
         with cls.lock:
             worker = cls.idle.pop() if cls.idle else None
         if worker is None:
             worker = _Worker()
-            threading.Thread(target=cls._work, args=(worker,), name="raw-tui tool code",
-                             daemon=True).start()
-        worker.jobs.put(job)
+            started = threading.Event()
+            threading.Thread(target=cls._work, args=(worker, started),
+                             name="raw-tui tool code", daemon=True).start()
+            started.wait()
+        return worker
 
     @classmethod
-    def _work(cls, worker: _Worker) -> None:
+    def _work(cls, worker: _Worker, started: threading.Event) -> None:
+        worker.tid = threading.get_native_id()
+        started.set()
         while True:
             job = worker.jobs.get()
             job.run(then=lambda: cls._free(worker))
@@ -185,9 +194,14 @@ async def run_in_worker(fn: Callable[..., Any], *args: Any, deadline_s: float | 
     if deadline_s is not None and deadline_s <= 0:
         raise Overdue(0.0)  # no time at all: not even started
     job = _Job(fn, args)
-    _Pool.submit(job)
+    worker = _Pool.take()
+    job.held = same_cpu.hold(worker.tid)
+    worker.jobs.put(job)
     quick = QUICK_S if deadline_s is None else min(QUICK_S, deadline_s)
-    if job.done.acquire(timeout=quick):  # blocks the loop for at most QUICK_S
+    returned = job.done.acquire(timeout=quick)  # blocks the loop for at most QUICK_S
+    if job.held:
+        same_cpu.let_go()
+    if returned:
         return job.outcome()
     loop = asyncio.get_running_loop()
     future = loop.create_future()

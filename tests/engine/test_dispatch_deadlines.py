@@ -159,15 +159,17 @@ def test_sigint_stops_raw_tui_call_while_validate_args_spins(tmp_path, agent):
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs or more")
 async def test_a_handler_and_what_it_starts_run_on_every_cpu_raw_tui_may_use(tmp_path):
     """A reused worker runs the handler with the caller's whole CPU set, and so does every
-    process it starts (an earlier round pinned the worker to the caller's CPU)."""
+    process it starts: the worker is woken on the caller's CPU (tools/same_cpu.py) and lets
+    go of it before the code runs; the caller has its CPUs back after the call."""
     cfg = tmp_path / "cfg"
     write_tool(cfg, "cpus", '''
         import os, subprocess, sys
         def handler(args, ctx):
+            mine = sorted(os.sched_getaffinity(0))  # at once: within the quick hand-off
             child = subprocess.run([sys.executable, "-c",
                                     "import os; print(sorted(os.sched_getaffinity(0)))"],
                                    capture_output=True, text=True, check=True).stdout.strip()
-            return f"{sorted(os.sched_getaffinity(0))} {child}"
+            return f"{mine} {child}"
     ''', schema=TEXT_SCHEMA)
     write_config(cfg, {"tools": {"use": ["agent/cpus"]}})
     dispatcher = Dispatcher(load_config(str(cfg / "raw.json"), cwd=tmp_path).agent(),
