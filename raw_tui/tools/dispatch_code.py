@@ -87,10 +87,14 @@ class ToolCode:
         return LiveOutput(publish, self.bus.redactor.stream())
 
     def _call_info(self, call: _Call) -> CallInfo:
-        return CallInfo(identity=call.tool.identity, name=call.tool.name, call_id=call.call_id,
-                        arguments=call.arguments, effects=call.effects,
-                        has_effects=call.tool.has_effects, source=call.source,
-                        turn_id=call.turn_id)
+        """The call as hooks see it (its arguments and effects are settled before hooks run):
+        made once, for PreToolUse and PostToolUse."""
+        if call.info is None:
+            call.info = CallInfo(identity=call.tool.identity, name=call.tool.name,
+                                 call_id=call.call_id, arguments=call.arguments,
+                                 effects=call.effects, has_effects=call.tool.has_effects,
+                                 source=call.source, turn_id=call.turn_id)
+        return call.info
 
     async def _module(self, call: _Call) -> Any:
         """The tool's entry module, imported at first use in a worker thread under

@@ -138,3 +138,4 @@ class _Call:
     dry_run: bool = False  # `raw-tui call --dry-run`: nothing reaches outside, nothing lands
     checkpoint: Any = None  # the change's checkpoint (raw_tui.checkpoints.ledger.Checkpoint)
     summary: str | None = None  # the tool's own one-line summary (tools/summary.py)
+    info: Any = None  # its CallInfo for hooks, made once (its fields are settled by then)
