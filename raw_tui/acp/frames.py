@@ -18,6 +18,8 @@ import logging
 import math
 from typing import Any
 
+from ..jsonstrict import lone_surrogate_at, printable_path
+from ..protocol.errors import json_path
 from .codes import INVALID_REQUEST, PARSE_ERROR
 
 log = logging.getLogger("raw_tui.acp")
@@ -32,6 +34,9 @@ def problem(message: Any) -> tuple[str, Any] | None:
     ident = message.get("id") if usable else None
     if not usable:
         return "id: must be a string, a number or null", None
+    where = lone_surrogate_at(message)  # text no path, regex or hook can take
+    if where is not None:
+        return f"{json_path(printable_path(where))}: not valid Unicode (lone surrogate)", ident
     if "method" in message:
         if not isinstance(message["method"], str):
             return "method: must be a string", ident
@@ -146,8 +151,8 @@ class LineTransport:
             line = line.strip()
             if not line:
                 continue
-            try:
-                return _Value(json.loads(line))
+            try:  # strict UTF-8 (json.loads of bytes would let encoded surrogates through)
+                return _Value(json.loads(line.decode("utf-8")))
             except (ValueError, RecursionError) as err:  # UnicodeDecodeError is a ValueError
                 return _NotJson(_why(err))
 

@@ -29,9 +29,11 @@ NOT_MESSAGES = [
      "id: must be a string, a number or null"),
     ('{"jsonrpc": "2.0", "id": 7, "method": 5}', 7, "method: must be a string"),
     ('{"jsonrpc": "2.0", "id": 0, "error": "no"}', None, "error: must be an object"),
+    ('{"jsonrpc": "2.0", "id": 8, "method": "session/list", "params": {"cwd": "/w/\\udfff"}}',
+     8, "params.cwd: not valid Unicode (lone surrogate)"),  # scripts/fuzz found it a traceback
 ]
 NOT_JSON = [("{not json", "not JSON"), ("[" * 100_000, "nested too deeply"),
-            ('{"a": "\xff"}', "not UTF-8")]
+            ('{"a": "\xff"}', "not UTF-8"), ('{"a": "\xed\xbf\xbf"}', "not UTF-8")]
 
 
 class Agent:

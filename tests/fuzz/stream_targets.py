@@ -188,13 +188,17 @@ class AcpRig:
         self.feed(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method,
                               "params": params}).encode())
         deadline = time.monotonic() + ANSWER_S
-        while True:
-            tail = bytes(self.writer.data[start:])
-            for line in tail.split(b"\n"):
-                if ident.encode() in line:
-                    answer = json.loads(line)
-                    if answer.get("id") == ident:
-                        return answer
+        needle = ident.encode()
+        while True:  # only the lines written since the last look (an input may bring 10,000s)
+            data = self.writer.data
+            end = data.rfind(b"\n") + 1
+            if end > start:
+                for line in bytes(data[start:end]).split(b"\n"):
+                    if needle in line:
+                        answer = json.loads(line)
+                        if answer.get("id") == ident:
+                            return answer
+                start = end
             if self.conn._recv_task is not None and self.conn._recv_task.done():
                 raise Broken("the connection stopped reading (the input ended it)")
             left = deadline - time.monotonic()
