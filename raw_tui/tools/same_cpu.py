@@ -20,7 +20,7 @@ import os
 import sys
 
 
-def _getcpu():
+def _load_getcpu():
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -40,15 +40,15 @@ def _all_cpus() -> tuple[int, ...] | None:
     return cpus if len(cpus) > 1 else None  # one CPU: nothing to gain
 
 
-_getcpu_c = _getcpu()
-ALL = _all_cpus() if _getcpu_c is not None else None
+_getcpu = _load_getcpu()
+ALL = _all_cpus() if _getcpu is not None else None
 
 
 def hold(worker_tid: int) -> bool:
     """Hold the caller and the worker `worker_tid` on the caller's CPU; whether they are."""
     if ALL is None or not worker_tid:
         return False
-    cpu = _getcpu_c()
+    cpu = _getcpu()
     if cpu not in ALL:
         return False
     try:

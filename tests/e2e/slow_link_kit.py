@@ -35,7 +35,7 @@ class BceScreen(pyte.Screen):
     one). tests/e2e/test_tmux_scroll_fill.py shows tmux doing it."""
 
     def index(self) -> None:
-        top, bottom = self.margins or pyte.screens.Margins(0, self.lines - 1)
+        _, bottom = self.margins or pyte.screens.Margins(0, self.lines - 1)
         scrolls = self.cursor.y == bottom
         super().index()
         if scrolls and self.cursor.attrs.bg != "default":

@@ -68,8 +68,10 @@ class Tmux:
         """Literal text, in one burst (as a fast typist or a paste without brackets)."""
         self._tmux("send-keys", "-t", self.name, "-l", text)
 
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", self.name).stdout
+    def screen(self, *, colors: bool = False) -> str:
+        """The pane's text; with `colors`, with the SGR of its cells too (`capture-pane -e`)."""
+        return self._tmux("capture-pane", "-p", *(["-e"] if colors else []), "-t",
+                          self.name).stdout
 
     def wait_for(self, what: str | Callable[[str], bool], timeout: float = STEP_TIMEOUT) -> str:
         """Poll the screen until `what` (text, compared with blanks flattened, or a

@@ -18,10 +18,6 @@ pytestmark = needs_tmux
 REPLY = markdown_reply()
 
 
-def colored_screen(tmux: Tmux) -> str:
-    return tmux._tmux("capture-pane", "-p", "-e", "-t", tmux.name).stdout
-
-
 def looks(capture: str, size: tuple[int, int]) -> list[list[tuple]]:
     """The cells of a `capture-pane -e` as they look (a blank shows only its background),
     read back by a terminal emulator (pyte)."""
@@ -34,10 +30,10 @@ def looks(capture: str, size: tuple[int, int]) -> list[list[tuple]]:
 
 def quiet_screen(tmux: Tmux, quiet: float = 1.0) -> str:
     """The screen with colors once it has not changed for `quiet` seconds."""
-    last, since = colored_screen(tmux), time.monotonic()
+    last, since = tmux.screen(colors=True), time.monotonic()
     while time.monotonic() - since < quiet:
         time.sleep(0.1)
-        now = colored_screen(tmux)
+        now = tmux.screen(colors=True)
         if now != last:
             last, since = now, time.monotonic()
     return last
