@@ -5,8 +5,8 @@ where a figure compares them:
 
 1. bytes written to the terminal while the reply streams, at 80×24, 100×30 and 120×40
    (target ≤ 4× the reply's bytes); and 0 bytes written when idle after it; the same with
-   16-word deltas 100 ms apart (a frame each, however loaded the machine: printed against
-   the target, asserted far below Textual's own path);
+   16-word deltas 100 ms apart (a frame each, however loaded the machine: the same target,
+   and far below Textual's own path), and that beside the sidebar (printed);
 2. with the terminal read at 16,000 B/s: the reply's end on screen at most 1.5 s after the
    stream ends, and a key typed mid-stream on screen within 300 ms.
 """
@@ -39,10 +39,12 @@ def root():
         shutil.rmtree(path, ignore_errors=True)
 
 
-def stream_once(root: Path, size, *, frames: str = "", paced: bool = False) -> tuple[int, int]:
+def stream_once(root: Path, size, *, frames: str = "", paced: bool = False,
+                sidebar: bool = False) -> tuple[int, int]:
     """One streamed reply: the bytes written from Enter until the terminal is quiet, and
     the bytes written in 3 s idle afterwards. `paced`: 16-word deltas 100 ms apart, each
-    its own frame however loaded the machine is."""
+    its own frame however loaded the machine is. `sidebar`: the (empty) sidebar shown
+    beside the chat first (F2)."""
     pace = (0.1, 16) if paced else (0.004, 4)
     with ProtocolServer(lambda r: streaming_reply(REPLY, *pace)) as server:
         cwd, env = streaming_setup(root, server)
@@ -51,6 +53,10 @@ def stream_once(root: Path, size, *, frames: str = "", paced: bool = False) -> t
         with Terminal(raw_tui("--cwd", str(cwd), "--no-detach"), cwd=cwd, env=env,
                       size=size) as term:
             term.wait_for("idle", 90)
+            if sidebar:
+                term.keys(b"\x1bOQ")  # F2, then Tab back to the composer
+                term.wait_for("No panels yet.", 30)
+                term.keys(b"\t")
             term.settle(0.5)
             start = term.total
             term.keys(b"go\r")
@@ -86,6 +92,17 @@ def test_a_frame_for_every_piece_still_costs_a_few_times_the_text(root, size):
     print(f"\n[bench] slow link {size[0]}x{size[1]}, a frame a piece: {used} bytes → "
           f"{ratio:.2f}× (target ≤ 4×); Textual's own path {baseline} bytes "
           f"({baseline / REPLY_BYTES:.2f}×)")
+    assert ratio <= 4.0 and used * 8 <= baseline
+
+
+def test_beside_the_sidebar_a_frame_a_piece_costs_more(root):
+    """The sidebar shows once a panel opens (or on F2): every scroll of the chat moves it
+    too (a scroll region is the whole width), and its border and text are written again."""
+    used, _ = stream_once(root, (100, 30), paced=True, sidebar=True)
+    baseline, _ = stream_once(root, (100, 30), frames="textual", paced=True, sidebar=True)
+    ratio = used / REPLY_BYTES
+    print(f"\n[bench] slow link 100x30 beside the sidebar, a frame a piece: {used} bytes → "
+          f"{ratio:.2f}×; Textual's own path {baseline} bytes ({baseline / REPLY_BYTES:.2f}×)")
     assert used * 8 <= baseline
 
 

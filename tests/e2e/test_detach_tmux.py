@@ -117,6 +117,7 @@ def reach_the_modal(tmux: Tmux, note: Path, prompt: str) -> str:
     return tmux.wait_for(lambda s: "Approve write_file?" in s and str(note) in s)
 
 
+@pytest.mark.skipif(not (SSHD and SSH and KEYGEN), reason="needs openssh-server and ssh")
 @pytest.mark.parametrize("drop", ["kill -9 ssh", "kill the tmux server"])
 def test_ssh_drop_then_attach_answers_the_same_approval(sshd, place, drop):  # noqa: F811
     port, key = sshd

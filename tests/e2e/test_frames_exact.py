@@ -62,6 +62,23 @@ def test_a_streamed_reply_leaves_the_screen_a_full_repaint_would(root, size, det
             assert_exact(term)
 
 
+@pytest.mark.parametrize("detach", [False, True], ids=["in-process", "host"])
+def test_a_reply_streamed_beside_the_sidebar_is_exact_too(root, detach):
+    """The sidebar shown (F2; with no panel it is not): every scroll of the chat moves the
+    sidebar's border and text along, and they are written back."""
+    with ProtocolServer(lambda r: streaming_reply(REPLY)) as server:
+        with start(root, server, (120, 40), detach=detach) as term:
+            assert "No panels yet." not in term.display()
+            term.keys(b"\x1bOQ")  # F2
+            term.wait_for("No panels yet.", 30)
+            term.keys(b"\t")  # back to the composer (Tab from the sidebar)
+            term.settle(0.3)
+            term.keys(b"go\r")
+            term.wait_for("END-OF-REPLY", 90)
+            assert "No panels yet." in term.display()
+            assert_exact(term)
+
+
 def test_exact_on_a_slow_link_and_after_a_resize_mid_stream(root):
     with ProtocolServer(lambda r: streaming_reply(REPLY)) as server:
         with start(root, server, (100, 30), detach=False, rate=16000) as term:

@@ -47,6 +47,12 @@ def test_a_reply_streamed_in_tmux_leaves_what_a_full_repaint_leaves(tmp_path):
             tmux.start(["env", "TERM=tmux-256color", "COLORTERM=truecolor", str(RAW_TUI),
                         "--cwd", str(cwd), "--no-detach"], cwd=cwd)
             tmux.wait_for("idle", 90)
+            # Beside the sidebar (F2): its border and text scroll along too. (With the chat
+            # alone, `capture-pane -e` drops erased blanks at a line's end, so a capture
+            # cannot show their background: not compared here.)
+            tmux.keys("F2")
+            tmux.wait_for("No panels yet.", 30)
+            tmux.keys("Tab")  # back to the composer
             tmux.type("go")
             tmux.keys("Enter")
             tmux.wait_for("END-OF-REPLY", 120)

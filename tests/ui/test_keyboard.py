@@ -371,6 +371,7 @@ async def test_the_status_line_shows_hook_reloads(session):
 async def test_sidebar_follows_the_new_window_size_on_resize(session):
     app = RawApp(connect(session))
     async with app.run_test(size=(80, 24)) as pilot:
+        session.publish(samples.panel([samples.BLOCKS["checklist"]], title="Demo plan"))
         await pilot.pause()
         sidebar = app.query_one(Sidebar)
         assert not sidebar.display

@@ -74,6 +74,9 @@ async def test_updates_change_the_panel_in_place(session):
                                       revision=4, placement="sidebar", document=None))
         await pilot.pause()
         assert not app.query(PanelView)
+        assert not app.query_one(Sidebar).display  # nothing left to show: the chat is whole
+        await pilot.press("f2")  # shown on request, it says why it is empty
+        await pilot.pause()
         assert "No panels yet." in screen_text(app)
 
 
@@ -129,7 +132,11 @@ async def test_sidebar_hidden_below_100_columns_and_toggled(session):
         assert not sidebar.display
     app = RawApp(connect(session))
     async with app.run_test(size=(120, 24)) as pilot:
-        assert app.query_one(Sidebar).display
+        sidebar = app.query_one(Sidebar)
+        assert not sidebar.display  # wide, but with no panel to show
+        session.publish(samples.panel([samples.BLOCKS["steps"]]))
+        await pilot.pause()
+        assert sidebar.display and "Configure" in screen_text(app)
 
 
 async def test_an_exception_while_drawing_shows_an_error_line_not_a_crash(session, monkeypatch):

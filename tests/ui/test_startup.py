@@ -57,9 +57,9 @@ async def test_the_screen_comes_first_then_the_session(tmp_path):
         assert "idle" in last and "demo · scripted" in last
         assert "from before" in screen_text(app)
         assert real.sent(Prompt) == [Prompt(text="early")]
+        assert not app.main.sidebar.display  # no panel yet
         await pilot.press("f5")  # the config's keymap applies
-        assert not app.main.sidebar.display
-        assert isinstance(app.focused, Composer)
+        assert app.main.sidebar.display and app.focused is app.main.sidebar
 
 
 async def test_an_opening_error_ends_the_app_with_it(tmp_path):

@@ -66,7 +66,10 @@ class Panels:
                 self.in_chat[event.panel] = view
                 await chat.add(view)
             return
+        had_panels = bool(screen.sidebar.panels)
         await screen.sidebar.upsert(event)
+        if bool(screen.sidebar.panels) != had_panels:
+            screen.apply_sidebar()  # in `auto` the sidebar shows while it has a panel
         if live and not screen.sidebar.display:
             document = event.document if isinstance(event.document, dict) else {}
             title = (document.get("title") or event.title or event.panel)

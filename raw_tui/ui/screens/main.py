@@ -171,7 +171,7 @@ class MainScreen(ExactScreen, Screen):
         width, height = size
         wide = width >= WIDE
         sidebar.display = (self.sidebar_mode == "shown" or self.sidebar_forced
-                           or (self.sidebar_mode == "auto" and wide))
+                           or (self.sidebar_mode == "auto" and wide and bool(sidebar.panels)))
         chat.display = wide or not sidebar.display
         self.set_class(not wide, "-narrow")
         self.set_class(width < 60 or height < 16, "-tiny")
