@@ -54,9 +54,7 @@ def stream_once(root: Path, size, *, frames: str = "", paced: bool = False,
                       size=size) as term:
             term.wait_for("idle", 90)
             if sidebar:
-                term.keys(b"\x1bOQ")  # F2, then Tab back to the composer
-                term.wait_for("No panels yet.", 30)
-                term.keys(b"\t")
+                term.show_sidebar()
             term.settle(0.5)
             start = term.total
             term.keys(b"go\r")

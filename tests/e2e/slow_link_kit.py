@@ -174,6 +174,13 @@ class Terminal:
     def keys(self, data: bytes) -> None:
         os.write(self.fd, data)
 
+    def show_sidebar(self) -> None:
+        """The (empty) sidebar beside the chat (F2; with no panel it is not shown), then Tab
+        back to the composer."""
+        self.keys(b"\x1bOQ")
+        self.wait_for("No panels yet.", 30)
+        self.keys(b"\t")
+
     def resize(self, columns: int, rows: int) -> None:
         with self.lock:
             self.columns, self.rows = columns, rows

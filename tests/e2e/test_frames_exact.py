@@ -69,9 +69,7 @@ def test_a_reply_streamed_beside_the_sidebar_is_exact_too(root, detach):
     with ProtocolServer(lambda r: streaming_reply(REPLY)) as server:
         with start(root, server, (120, 40), detach=detach) as term:
             assert "No panels yet." not in term.display()
-            term.keys(b"\x1bOQ")  # F2
-            term.wait_for("No panels yet.", 30)
-            term.keys(b"\t")  # back to the composer (Tab from the sidebar)
+            term.show_sidebar()
             term.settle(0.3)
             term.keys(b"go\r")
             term.wait_for("END-OF-REPLY", 90)

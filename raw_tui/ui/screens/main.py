@@ -161,8 +161,9 @@ class MainScreen(ExactScreen, Screen):
         self.status_line.show_place(places.place_of(self.focused))
 
     def apply_sidebar(self, size: Size | None = None) -> None:
-        """Wide: chat | sidebar. Narrow (below WIDE columns): one view at a time, the chat
-        or the panels (the sidebar at full width), switched by F2 or by Tab."""
+        """Wide: chat | sidebar (in `auto`, while the sidebar holds a panel). Narrow (below
+        WIDE columns): one view at a time, the chat or the panels (the sidebar at full
+        width), switched by F2 or by Tab."""
         if self.lay_out(self.chat, self.sidebar, size or self.app.size):
             self.show_panel_strip("")
 
