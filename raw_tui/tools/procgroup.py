@@ -32,6 +32,7 @@ from .proctree import KILL_GRACE_S, Tree, become_subreaper, reap
 from . import proctree
 
 POLL_S = 0.02
+EXITED_POLL_S = 0.001  # the pidfd said it exited; asyncio has yet to reap it
 DEFAULT_CAP = 64 * 1024
 READ_CHUNK = 64 * 1024
 
@@ -281,15 +282,60 @@ async def wait_exit(proc: asyncio.subprocess.Process, timeout_s: float | None,
     Polls `proc.returncode`: `proc.wait()` would also wait for the pipes to close, which a
     background process holding them can put off for ever."""
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
-    while proc.returncode is None:
-        if cancel is not None and cancel.is_set():
-            return "cancelled"
-        if too_much.is_set():
-            return "overflow"
-        if deadline is not None and time.monotonic() >= deadline:
-            return "timeout"
-        await asyncio.sleep(POLL_S)
-    return "exited"
+    exit_signal = ExitSignal(proc.pid)
+    try:
+        while proc.returncode is None:
+            if cancel is not None and cancel.is_set():
+                return "cancelled"
+            if too_much.is_set():
+                return "overflow"
+            if deadline is not None and time.monotonic() >= deadline:
+                return "timeout"
+            await exit_signal.wait(POLL_S)
+        return "exited"
+    finally:
+        exit_signal.close()
+
+
+class ExitSignal:
+    """Wakes a waiter as soon as a child process exits, through its pidfd (Linux ≥ 5.3), not
+    at the next poll: a command that ran in 2 ms was reported after 20. Where no pidfd can be
+    opened the waiter waits out its interval, as before."""
+
+    def __init__(self, pid: int) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.exited = asyncio.Event()
+        self.fd: int | None = None
+        try:
+            self.fd = os.pidfd_open(pid)
+        except ProcessLookupError:  # gone already: asyncio's watcher has it
+            self.exited.set()
+        except (AttributeError, OSError):  # no pidfd here: poll
+            return
+        else:
+            self.loop.add_reader(self.fd, self.fire)
+
+    def fire(self) -> None:
+        self.close()
+        self.exited.set()
+
+    def close(self) -> None:
+        if self.fd is not None:
+            self.loop.remove_reader(self.fd)
+            os.close(self.fd)
+            self.fd = None
+
+    async def wait(self, within_s: float) -> None:
+        """Until the process exits or `within_s` passes. Once it has exited, asyncio's child
+        watcher sets the returncode a moment later: the wait is then a short one."""
+        if self.exited.is_set():
+            await asyncio.sleep(EXITED_POLL_S)
+            return
+        try:
+            async with asyncio.timeout(within_s):
+                await self.exited.wait()
+        except TimeoutError:
+            pass
 
 
 async def reaped(proc: asyncio.subprocess.Process, within_s: float) -> bool:

@@ -11,7 +11,7 @@ import pytest
 from raw_tui.tools.sandbox.boundary import Boundary
 from raw_tui.tools.sandbox.commit import apply
 from raw_tui.tools.sandbox.layer import scan
-from tests.sandbox.sandbox_kit import ASK_ALL, call, config, needs_sandbox  # noqa: F401
+from tests.sandbox.sandbox_kit import ASK_ALL, call, config, needs_sandbox, text_of  # noqa: F401
 
 
 @pytest.mark.parametrize("command", ["mkfifo pipe", "python3 -c \"import socket; "
@@ -54,3 +54,22 @@ def test_a_folder_turned_symlink_is_never_followed(tmp_path, needs_sandbox):
         assert not (ws / "d").is_symlink() and (ws / "d" / "new").read_text() == "x\n"
     finally:
         box.close()
+
+
+@pytest.mark.parametrize("name", ["plain", "a,b:c d"])
+def test_a_workspace_and_home_of_any_name_are_overlaid(tmp_path, needs_sandbox, name):
+    """A name a mount option cannot carry (a comma, a colon, a space) is bind-mounted into the
+    control folder first; a plain one is named directly. Either way the dry run writes only
+    its layer, the commit lands in the workspace, and HOME's layer is thrown away."""
+    ws = tmp_path / f"ws-{name}"
+    home = tmp_path / f"home-{name}"
+    ws.mkdir()
+    home.mkdir()
+    (home / "keep").write_text("home\n")
+    cfg = config(tmp_path / "cfg", rules=ASK_ALL)
+    rc, report = call(cfg, ws, "echo made > f && echo scribble > ~/keep && cat ~/keep",
+                      "--approve", "yes", env={"HOME": str(home)})
+    assert rc == 0, report
+    assert (ws / "f").read_text() == "made\n"
+    assert (home / "keep").read_text() == "home\n"
+    assert "scribble" in text_of(report)

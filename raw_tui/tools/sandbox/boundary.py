@@ -8,9 +8,9 @@ bwrap in it:
 - HOME (both modes): an overlay of HOME whose upper layer is thrown away with the call;
 - `/tmp`: a folder of the call's own, thrown away with it.
 
-Every path the kernel's mount options name lies in the call's private control folder (the
-workspace and HOME are first bind-mounted there), so a workspace whose name holds a comma or
-a colon mounts as well as any. bwrap then binds, shortest path first (a workspace under /tmp
+Every path the kernel's mount options name is made of safe characters: a workspace or HOME
+whose name holds another (a comma, a colon) is first bind-mounted into the call's private
+control folder and named there, so it mounts as well as any. bwrap then binds, shortest path first (a workspace under /tmp
 or under HOME stays visible): the system read-only, /tmp, /run (hidden: an empty tmpfs),
 $XDG_RUNTIME_DIR (hidden), HOME's layer, the workspace, the `writable` paths; the read-only
 paths (the config, its tools/ and hooks/ folders, .git/hooks, .git/config, `protect`) last.
@@ -33,6 +33,11 @@ WRAPPER = ('bash -c "$1"; rc=$?; n=0; for p in /proc/[0-9]*; do n=$((n+1)); done
            f'echo $((n-2)) > {CONTROL_IN}/background 2>/dev/null; exit $rc')
 
 
+def _safe(path: str) -> bool:
+    """A mount option can name `path` as it is."""
+    return set(path) <= SAFE_CHARS
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -45,7 +50,7 @@ def control_root(avoid: list[str]) -> str:
             base = os.path.realpath(base)
         except OSError:
             continue
-        if not os.path.isdir(base) or not set(base) <= SAFE_CHARS:
+        if not os.path.isdir(base) or not _safe(base):
             continue
         if any(_inside(base, a) for a in avoid if a):
             continue
@@ -69,8 +74,17 @@ class Boundary:
     def open(self) -> None:
         root = control_root([self.workspace, self.home or ""])
         self.control = tempfile.mkdtemp(prefix=f"raw-tui-sandbox-{os.getuid()}-", dir=root)
-        for name in ("lower", "upper", "work", "hlower", "hupper", "hwork", "home", "tmp", "in"):
+        names = ["tmp", "in"]
+        if self.home_dir():
+            names += ["hupper", "hwork", "home"] + ([] if _safe(self.home) else ["hlower"])
+        if self.overlay:
+            names += ["upper", "work"] + ([] if _safe(self.workspace) else ["lower"])
+        for name in names:  # only the folders this call mounts (each mkdir costs here)
             os.mkdir(os.path.join(self.control, name), 0o700)
+
+    def home_dir(self) -> str | None:
+        """HOME, when there is one to lay a throwaway layer over."""
+        return self.home if self.home and os.path.isdir(self.home) else None
 
     @property
     def upper(self) -> str:
@@ -103,19 +117,29 @@ class Boundary:
     def argv(self, command: str) -> list[str]:
         c = self.control
         mounts = []
-        home = self.home if self.home and os.path.isdir(self.home) else None
+        home = self.home_dir()
         if home:
-            mounts.append(f'mount --bind "$2" {c}/hlower')
-            mounts.append(f"mount -t overlay overlay -o lowerdir={c}/hlower,upperdir={c}/hupper,"
+            lower = self._lower(home, "$2", f"{c}/hlower", mounts)
+            mounts.append(f"mount -t overlay overlay -o lowerdir={lower},upperdir={c}/hupper,"
                           f"workdir={c}/hwork,userxattr {c}/home")
         if self.overlay:
-            mounts.append(f'mount --bind "$1" {c}/lower')
-            mounts.append(f"mount -t overlay overlay -o lowerdir={c}/lower,upperdir={c}/upper,"
+            lower = self._lower(self.workspace, "$1", f"{c}/lower", mounts)
+            mounts.append(f"mount -t overlay overlay -o lowerdir={lower},upperdir={c}/upper,"
                           f'workdir={c}/work,userxattr "$1"')
         script = " && ".join(mounts + ['shift 2', 'exec "$@"'])
         return ["unshare", "--user", "--map-root-user", "--mount", "--",
                 "/bin/sh", "-c", script, "sh", self.workspace, home or "",
                 *self._bwrap(home, command)]
+
+    @staticmethod
+    def _lower(path: str, arg: str, bound: str, mounts: list[str]) -> str:
+        """The name a mount option gives `path` (the script's `arg`): itself when the option can
+        carry it, else `bound`, a bind mount of it made first. Each `mount` run costs about
+        1.5 ms; most paths need none."""
+        if _safe(path):
+            return path
+        mounts.append(f'mount --bind "{arg}" {bound}')
+        return bound
 
     def _bwrap(self, home: str | None, command: str) -> list[str]:
         binds: list[tuple[str, list[str]]] = [("/tmp", ["--bind", self.tmp, "/tmp"]),

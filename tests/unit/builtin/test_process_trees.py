@@ -138,3 +138,26 @@ sys.exit(3)
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, timeout=60)
     assert done.returncode == 3
     assert survivors(mark) == []
+
+
+async def test_a_command_is_seen_to_exit_when_it_exits_not_at_the_next_poll():
+    """The wait for a command's exit is woken by its pidfd: with a poll interval of 60 s, a
+    command that runs 50 ms is still reported at once (a poll would have taken 60 s)."""
+    proc = await procgroup.spawn(["sleep", "0.05"], cwd=None, env=None, stdin=None,
+                                 merge_stderr=True)
+    try:
+        exit_signal = procgroup.ExitSignal(proc.pid)
+        try:
+            await asyncio.wait_for(exit_signal.wait(60), 10)
+        finally:
+            exit_signal.close()
+        assert exit_signal.exited.is_set() and exit_signal.fd is None
+        await asyncio.wait_for(proc.wait(), 10)
+    finally:
+        procgroup.keep_leftovers(proc)
+
+
+async def test_a_run_reports_a_quick_exit_without_waiting_out_the_poll(monkeypatch):
+    monkeypatch.setattr(procgroup, "POLL_S", 60.0)
+    res = await asyncio.wait_for(procgroup.run(["sh", "-c", "echo quick"], timeout_s=30), 10)
+    assert (res.status, res.returncode, bytes(res.stdout.head)) == ("exited", 0, b"quick\n")
