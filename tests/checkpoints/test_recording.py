@@ -57,8 +57,11 @@ def _text_lines(size: int) -> list[bytes]:
     """Lines of 0-90 characters (random text), `size` bytes in all."""
     import random
 
-    rnd = random.Random(1)
-    words = rnd.randbytes(size // 2 + 64).hex()  # the same text every run: a figure to compare
+    # the same text every run: a figure to compare. On this one (seed 2) the earlier rule (a
+    # boundary at one newline in 16 past 16 KiB) took up to 140 chunks to fall back in place
+    # after an edit and stored 1.42 copies; one in 64 past 12 KiB stores about 1.15
+    rnd = random.Random(2)
+    words = rnd.randbytes(size // 2 + 64).hex()
     lines, at = [], 0
     while at < size:
         n = rnd.randint(0, 90)
@@ -81,7 +84,7 @@ def test_equal_content_is_stored_once_and_a_line_change_costs_a_chunk(tmp_path):
     print(f"\n100 one-line changes of a {size} byte file: {stored} bytes stored "
           f"({stored / size:.3f} copies)")
     assert size > 10 * 1000 * 1000
-    assert stored < 1.5 * size
+    assert stored < 1.3 * size
     # and each recorded state reads back exactly
     reread = Store("s-big", base=tmp_path / "ck")
     last = reread.checkpoints[-1].paths[str(path)]
